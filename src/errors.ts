@@ -1,0 +1,53 @@
+/**
+ * The two error roots: {@link UsageError} for bad user input (exit 2) and
+ * {@link RpcError} for everything that crosses the socket. {@link CliFailure}
+ * carries an explicit exit code (1, 3 or 4) for the rest.
+ *
+ * @module
+ */
+import { ErrorCode, ErrorReason, ExitCode } from "./spec/codes.ts";
+
+/** Bad command-line input: exit 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** A failure with an exit code chosen by the verb. */
+export class CliFailure extends Error {
+  override name = "CliFailure";
+  constructor(message: string, readonly exitCode: number = ExitCode.Failure) {
+    super(message);
+  }
+}
+
+/** A JSON-RPC error, on either side of the socket. */
+export class RpcError extends Error {
+  override name = "RpcError";
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: { reason?: string; [k: string]: unknown },
+  ) {
+    super(message);
+  }
+
+  /** The exit code a CLI verb should give for this error. */
+  get exitCode(): number {
+    const reason = this.data?.reason;
+    if (reason === ErrorReason.SurfaceNotFound || reason === ErrorReason.WorkspaceNotFound) {
+      return ExitCode.NotFound;
+    }
+    if (reason === ErrorReason.Timeout) return ExitCode.Timeout;
+    if (this.code === ErrorCode.InvalidParams && !reason) return ExitCode.Usage;
+    return ExitCode.Failure;
+  }
+}
+
+/** Maps any thrown value to one stderr line and an exit code. */
+export function describeError(err: unknown): { message: string; exitCode: number } {
+  if (err instanceof UsageError) return { message: err.message, exitCode: ExitCode.Usage };
+  if (err instanceof CliFailure) return { message: err.message, exitCode: err.exitCode };
+  if (err instanceof RpcError) return { message: err.message, exitCode: err.exitCode };
+  const message = err instanceof Error ? err.message : String(err);
+  return { message: `Internal error: ${message}`, exitCode: ExitCode.Failure };
+}

@@ -1,0 +1,66 @@
+/**
+ * Messages between the host's main thread and its pane workers.
+ *
+ * @module
+ */
+
+/** A request from the main thread; `rid` pairs it with its reply. */
+export type WorkerRequest =
+  & { rid: number }
+  & (
+    | {
+      op: "spawn";
+      id: number;
+      file: string;
+      args: string[];
+      cwd: string;
+      env: Record<string, string>;
+      cols: number;
+      rows: number;
+      scrollback: number;
+    }
+    | { op: "write"; id: number; data: string }
+    | { op: "resize"; id: number; cols: number; rows: number }
+    | { op: "kill"; id: number; signal: string }
+    | { op: "dispose"; id: number }
+    | { op: "read"; id: number; lines: number; offset: number }
+    | { op: "search"; id: number; pattern: string; max: number }
+    | { op: "modes"; id: number }
+  );
+
+/** The reply to one {@link WorkerRequest}. */
+export type WorkerReply =
+  | { rid: number; ok: true; result: unknown }
+  | { rid: number; ok: false; error: string };
+
+/** Something that happened in a pane, pushed without a request. */
+export type WorkerEvent =
+  | { ev: "changed"; id: number; generation: number; bytes_in: number }
+  | { ev: "exit"; id: number; exit_code: number; signal: number }
+  | { ev: "title"; id: number; title: string };
+
+/** Result of the `read` op. */
+export interface ReadResult {
+  lines: string[];
+  total_lines: number;
+  eof: boolean;
+  /** Offset was past the oldest retained line. */
+  out_of_range: boolean;
+  generation: number;
+}
+
+/** One hit of the `search` op; `line` is zero-based from the oldest line. */
+export interface SearchHit {
+  line: number;
+  text: string;
+}
+
+/** Result of the `modes` op. */
+export interface ModesResult {
+  bracketed_paste: boolean;
+  alternate_screen: boolean;
+  application_cursor: boolean;
+  cursor: { x: number; y: number };
+  generation: number;
+  bytes_in: number;
+}

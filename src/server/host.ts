@@ -1,0 +1,166 @@
+/**
+ * The host process: claims the socket, loads the config, starts the pane
+ * workers, serves connections, and shuts down cleanly on SIGTERM/SIGINT
+ * (panes get SIGHUP, the socket file is removed).
+ *
+ * @module
+ */
+import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
+import { type Config, loadConfig } from "../spec/config.ts";
+import { dirname } from "../paths.ts";
+import { EventBus } from "./bus.ts";
+import { PanePool } from "./pane_pool.ts";
+import { Registry } from "./registry.ts";
+import type { HostContext } from "./rpc.ts";
+import { serveConnection, writeJson } from "./socket.ts";
+
+/** A running host. */
+export interface Host {
+  ctx: HostContext;
+  bus: EventBus;
+  /** Resolves when the host has stopped. */
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Options for {@link startHost}. */
+export interface HostOptions {
+  socketPath: string;
+  config?: Config;
+  /** Install SIGTERM/SIGINT handlers (the `serve` verb does; embedded hosts don't). */
+  signals?: boolean;
+  log?: (line: string) => void;
+}
+
+async function probe(path: string): Promise<boolean> {
+  let conn: Deno.UnixConn;
+  try {
+    conn = await Deno.connect({ transport: "unix", path });
+  } catch {
+    return false;
+  }
+  try {
+    await writeJson(conn, { jsonrpc: "2.0", id: 1, method: "system.ping" });
+    const buf = new Uint8Array(256);
+    const timer = setTimeout(() => conn.close(), 2000);
+    const n = await conn.read(buf).catch(() => null);
+    clearTimeout(timer);
+    return n !== null && n > 0;
+  } finally {
+    try {
+      conn.close();
+    } catch { /* closed by the timer */ }
+  }
+}
+
+/** Makes the socket's directory (0700) and clears a stale socket; throws if a host answers. */
+async function claimSocket(path: string) {
+  const dir = dirname(path);
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const info = await Deno.stat(dir);
+  if (info.uid === Deno.uid() && (info.mode! & 0o777) !== 0o700 && dir.endsWith("paneflow")) {
+    await Deno.chmod(dir, 0o700);
+  }
+  try {
+    await Deno.lstat(path);
+  } catch {
+    return;
+  }
+  if (await probe(path)) {
+    throw new Error(`A paneflow host is already running on ${path}`);
+  }
+  await Deno.remove(path);
+}
+
+/** Starts a host on `socketPath`. */
+export async function startHost(opts: HostOptions): Promise<Host> {
+  const log = opts.log ?? ((line: string) => console.error(`paneflow: ${line}`));
+  const config = opts.config ?? await loadConfig();
+  if (new TextEncoder().encode(opts.socketPath).length > 107) {
+    throw new Error(`Socket path is too long (over 107 bytes): ${opts.socketPath}`);
+  }
+  await claimSocket(opts.socketPath);
+
+  const bus = new EventBus();
+  // deno-lint-ignore prefer-const
+  let registry: Registry;
+  const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev));
+  registry = new Registry(config, pool, bus, opts.socketPath);
+
+  const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
+  await Deno.chmod(opts.socketPath, 0o600);
+
+  let stopping: Promise<void> | null = null;
+  let resolveDone = () => {};
+  const done = new Promise<void>((r) => (resolveDone = r));
+  const connections = new Set<Deno.UnixConn>();
+
+  const stop = () => {
+    stopping ??= (async () => {
+      log("shutting down");
+      try {
+        listener.close();
+      } catch { /* closed */ }
+      await registry.closeAll().catch(() => {});
+      pool.terminate();
+      for (const c of connections) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+      await Deno.remove(opts.socketPath).catch(() => {});
+      if (opts.signals) {
+        Deno.removeSignalListener("SIGTERM", onSignal);
+        Deno.removeSignalListener("SIGINT", onSignal);
+      }
+      resolveDone();
+    })();
+    return stopping;
+  };
+  const onSignal = () => void stop();
+  if (opts.signals) {
+    Deno.addSignalListener("SIGTERM", onSignal);
+    Deno.addSignalListener("SIGINT", onSignal);
+  }
+
+  const ctx: HostContext = {
+    config,
+    registry,
+    pool,
+    scripting: Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1",
+    startedAt: Date.now(),
+    socketPath: opts.socketPath,
+    shutdown: () => void stop(),
+  };
+  const connOpts = {
+    idleTimeoutMs: config.host.idle_timeout_secs * 1000,
+    heartbeatMs: config.host.heartbeat_secs * 1000,
+    bus,
+  };
+
+  (async () => {
+    try {
+      for await (const conn of listener) {
+        if (connections.size >= MAX_CONNECTIONS) {
+          writeJson(conn, {
+            jsonrpc: "2.0",
+            id: null,
+            error: {
+              code: ErrorCode.Backpressure,
+              message:
+                `Too many connections: the host serves at most ${MAX_CONNECTIONS} at once; retry later`,
+            },
+          }).catch(() => {}).finally(() => conn.close());
+          continue;
+        }
+        connections.add(conn);
+        serveConnection(conn, ctx, connOpts).finally(() => connections.delete(conn));
+      }
+    } catch (e) {
+      if (!stopping) log(`listener failed: ${(e as Error).message}`);
+    }
+  })();
+
+  log(`listening on ${opts.socketPath} (pid ${Deno.pid})`);
+  return { ctx, bus, done, stop };
+}

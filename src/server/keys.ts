@@ -1,0 +1,92 @@
+/**
+ * Named keystrokes for `surface.send_keystroke` / `paneflow key`, and the
+ * rule that refuses any keystroke that would submit (CR or LF).
+ *
+ * @module
+ */
+
+const NAMED: Record<string, string> = {
+  tab: "\t",
+  "shift-tab": "\x1b[Z",
+  esc: "\x1b",
+  escape: "\x1b",
+  backspace: "\x7f",
+  delete: "\x1b[3~",
+  insert: "\x1b[2~",
+  home: "\x1b[H",
+  end: "\x1b[F",
+  pageup: "\x1b[5~",
+  pagedown: "\x1b[6~",
+  space: " ",
+  enter: "\r",
+  return: "\r",
+  f1: "\x1bOP",
+  f2: "\x1bOQ",
+  f3: "\x1bOR",
+  f4: "\x1bOS",
+  f5: "\x1b[15~",
+  f6: "\x1b[17~",
+  f7: "\x1b[18~",
+  f8: "\x1b[19~",
+  f9: "\x1b[20~",
+  f10: "\x1b[21~",
+  f11: "\x1b[23~",
+  f12: "\x1b[24~",
+};
+
+const ARROWS: Record<string, string> = { up: "A", down: "B", right: "C", left: "D" };
+
+/** Every key name, for help text and error messages. */
+export const KEY_NAMES =
+  "tab, shift-tab, esc (escape), backspace, delete, insert, up, down, left, right, home, end, pageup, pagedown, space, f1..f12, ctrl-<letter>, alt-<key>";
+
+/** Options that change what a key sends. */
+export interface KeyOptions {
+  /** DECCKM is on: arrows send SS3 (`ESC O A`) instead of CSI. */
+  applicationCursor?: boolean;
+}
+
+/**
+ * The bytes for a key name, or an error message. Names are case-insensitive;
+ * `ctrl+c` and `C-c` are accepted as `ctrl-c`.
+ */
+export function keyBytes(name: string, opts: KeyOptions = {}): { bytes: string } | { error: string } {
+  const key = name.trim().toLowerCase().replace(/^(ctrl|alt|c|m|shift)\+/, "$1-")
+    .replace(/^c-/, "ctrl-").replace(/^m-/, "alt-");
+  const bytes = lookup(key, opts);
+  if (bytes === undefined) {
+    return { error: `Unknown key "${name}"; known keys: ${KEY_NAMES}` };
+  }
+  if (bytes.includes("\r") || bytes.includes("\n")) {
+    return {
+      error: `Key "${name}" would submit and is refused; use send --submit to submit text`,
+    };
+  }
+  return { bytes };
+}
+
+function lookup(key: string, opts: KeyOptions): string | undefined {
+  if (key in NAMED) return NAMED[key];
+  if (key in ARROWS) return (opts.applicationCursor ? "\x1bO" : "\x1b[") + ARROWS[key];
+  const ctrl = /^ctrl-(.)$/.exec(key);
+  if (ctrl) {
+    const c = ctrl[1];
+    if (c >= "a" && c <= "z") return String.fromCharCode(c.charCodeAt(0) - 96);
+    const punct: Record<string, string> = {
+      "[": "\x1b",
+      "\\": "\x1c",
+      "]": "\x1d",
+      "^": "\x1e",
+      "_": "\x1f",
+      "@": "\x00",
+      " ": "\x00",
+    };
+    return punct[c];
+  }
+  const alt = /^alt-(.+)$/.exec(key);
+  if (alt) {
+    const inner = alt[1].length === 1 ? alt[1] : lookup(alt[1], opts);
+    return inner === undefined ? undefined : "\x1b" + inner;
+  }
+  return undefined;
+}

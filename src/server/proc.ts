@@ -1,0 +1,55 @@
+/**
+ * What runs in a pane, from Linux /proc: the PTY's foreground process group
+ * leader, its full argv and its working directory.
+ *
+ * @module
+ */
+
+/** The foreground process of a PTY whose session leader is `pid`. */
+export interface Foreground {
+  pid: number;
+  argv: string[];
+  cwd: string | null;
+}
+
+/** Parses the tpgid (foreground process group of the tty) out of /proc/<pid>/stat. */
+export function parseTpgid(stat: string): number | null {
+  const close = stat.lastIndexOf(")");
+  if (close < 0) return null;
+  const fields = stat.slice(close + 2).split(" ");
+  const tpgid = Number(fields[5]);
+  return Number.isInteger(tpgid) && tpgid > 0 ? tpgid : null;
+}
+
+function readArgv(pid: number): string[] | null {
+  try {
+    const raw = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+    const argv = raw.split("\0");
+    if (argv.at(-1) === "") argv.pop();
+    return argv.length ? argv : null;
+  } catch {
+    return null;
+  }
+}
+
+function readCwd(pid: number): string | null {
+  try {
+    return Deno.readLinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the foreground process of the PTY led by `pid`; null once it is gone. */
+export function foreground(pid: number): Foreground | null {
+  let fg = pid;
+  try {
+    fg = parseTpgid(Deno.readTextFileSync(`/proc/${pid}/stat`)) ?? pid;
+  } catch {
+    return null;
+  }
+  const argv = readArgv(fg) ?? readArgv(pid);
+  if (!argv) return null;
+  const owner = readArgv(fg) ? fg : pid;
+  return { pid: owner, argv, cwd: readCwd(owner) };
+}

@@ -1,0 +1,421 @@
+/**
+ * The host's model: workspaces (ordered, one active, each with a layout on a
+ * virtual size) and surfaces (panes: ids from 1, never reused). Panes run in
+ * the {@link PanePool}; this module keeps everything else.
+ *
+ * @module
+ */
+import { ErrorCode, ErrorReason } from "../spec/codes.ts";
+import type { Config } from "../spec/config.ts";
+import { RpcError } from "../errors.ts";
+import type { EventBus } from "./bus.ts";
+import {
+  type Layout,
+  layoutLeaves,
+  type LayoutPreset,
+  layoutRects,
+  presetLayout,
+  removeFromLayout,
+  splitLayout,
+} from "./layout.ts";
+import type { PanePool } from "./pane_pool.ts";
+import type { WorkerEvent } from "./_worker_protocol.ts";
+import { foreground } from "./proc.ts";
+
+/** A pane. */
+export interface Surface {
+  id: number;
+  name: string | null;
+  title: string;
+  workspace: Workspace;
+  pid: number;
+  argv: string[];
+  cwd: string;
+  cols: number;
+  rows: number;
+  generation: number;
+  bytesIn: number;
+  exit: { exit_code: number; signal: number } | null;
+  createdAt: number;
+  lastOutputAt: number;
+  /** Resolves once the pane's program has exited and its output is parsed. */
+  exited: Promise<void>;
+  markExited: () => void;
+}
+
+/** A workspace. */
+export interface Workspace {
+  key: number;
+  title: string;
+  preset: LayoutPreset | null;
+  layout: Layout | null;
+  focused: number | null;
+  cols: number;
+  rows: number;
+  cwd: string;
+}
+
+/** What a new pane runs and where. */
+export interface PaneOptions {
+  cwd?: string;
+  command?: string;
+  argv?: string[];
+  env?: Record<string, string>;
+  name?: string;
+  prompt?: string;
+}
+
+function invalid(message: string, reason?: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, message, reason ? { reason } : undefined);
+}
+
+/** Workspaces and surfaces of one host. */
+export class Registry {
+  readonly workspaces: Workspace[] = [];
+  readonly surfaces = new Map<number, Surface>();
+  #active = 0;
+  #nextSurface = 1;
+  #nextWorkspace = 1;
+
+  constructor(
+    private readonly _config: Config,
+    private readonly _pool: PanePool,
+    private readonly _bus: EventBus,
+    private readonly _socketPath: string,
+  ) {}
+
+  /** Index of the active workspace, or -1 when there is none. */
+  get activeIndex(): number {
+    return this.workspaces.length ? Math.min(this.#active, this.workspaces.length - 1) : -1;
+  }
+
+  /** Index of a workspace in the ordered list. */
+  indexOf(ws: Workspace): number {
+    return this.workspaces.indexOf(ws);
+  }
+
+  /** The workspace at `index` (default: the active one). */
+  workspaceAt(index?: number): Workspace {
+    const i = index ?? this.activeIndex;
+    const ws = this.workspaces[i];
+    if (!ws) {
+      throw invalid(
+        this.workspaces.length
+          ? `No workspace ${i}; indexes are 0..${this.workspaces.length - 1}`
+          : "No workspace exists; create one with paneflow new",
+        ErrorReason.WorkspaceNotFound,
+      );
+    }
+    return ws;
+  }
+
+  /** The surface with this id. */
+  surface(id: number): Surface {
+    const s = this.surfaces.get(id);
+    if (!s) throw invalid(`No pane with surface_id ${id}`, ErrorReason.SurfaceNotFound);
+    return s;
+  }
+
+  /** Creates a workspace with one pane and makes it active. */
+  async createWorkspace(
+    opts: PaneOptions & { title?: string; layout?: LayoutPreset },
+  ): Promise<{ workspace: Workspace; surface: Surface }> {
+    const cwd = this.#checkCwd(opts.cwd);
+    const key = this.#nextWorkspace++;
+    const ws: Workspace = {
+      key,
+      title: opts.title ?? `workspace ${key}`,
+      preset: opts.layout ?? "even_h",
+      layout: null,
+      focused: null,
+      cols: this._config.terminal.cols,
+      rows: this._config.terminal.rows,
+      cwd,
+    };
+    this.workspaces.push(ws);
+    try {
+      const surface = await this.addPane(ws, { ...opts, cwd }, null);
+      this.#active = this.indexOf(ws);
+      this._bus.publish({ type: "workspace_created", workspace: this.indexOf(ws), title: ws.title });
+      return { workspace: ws, surface };
+    } catch (e) {
+      this.workspaces.splice(this.indexOf(ws), 1);
+      throw e;
+    }
+  }
+
+  /**
+   * Adds a pane to a workspace: next to `split.target` in `split.direction`,
+   * or by the workspace's preset when `split` is null.
+   */
+  async addPane(
+    ws: Workspace,
+    opts: PaneOptions,
+    split: { target: number | null; direction: "h" | "v" } | null,
+  ): Promise<Surface> {
+    const cwd = this.#checkCwd(opts.cwd ?? ws.cwd);
+    if (opts.name !== undefined) this.#checkName(opts.name, null);
+    const id = this.#nextSurface++;
+    const shell = this._config.terminal.shell ?? Deno.env.get("SHELL") ?? "/bin/sh";
+    const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
+    const env: Record<string, string> = {
+      ...Deno.env.toObject(),
+      ...this._config.terminal.env,
+      ...opts.env,
+      PANEFLOW_SOCKET_PATH: this._socketPath,
+      PANEFLOW_SURFACE_ID: String(id),
+      TERM: "xterm-256color",
+    };
+    let markExited = () => {};
+    const exited = new Promise<void>((resolve) => (markExited = resolve));
+    const surface: Surface = {
+      id,
+      name: opts.name ?? null,
+      title: "",
+      workspace: ws,
+      pid: 0,
+      argv,
+      cwd,
+      cols: ws.cols,
+      rows: ws.rows,
+      generation: 0,
+      bytesIn: 0,
+      exit: null,
+      createdAt: Date.now(),
+      lastOutputAt: Date.now(),
+      exited,
+      markExited,
+    };
+    const previous = ws.layout;
+    ws.layout = split
+      ? splitLayout(ws.layout, split.target, id, split.direction)
+      : ws.preset
+      ? presetLayout(ws.preset, [...layoutLeaves(ws.layout), id])
+      : splitLayout(ws.layout, null, id, "h");
+    if (split) ws.preset = null;
+    const rect = layoutRects(ws.layout, ws.cols, ws.rows).get(id)!;
+    surface.cols = rect.cols;
+    surface.rows = rect.rows;
+    this.surfaces.set(id, surface);
+    try {
+      const { pid } = await this._pool.spawn({
+        id,
+        file: argv[0],
+        args: argv.slice(1),
+        cwd,
+        env,
+        cols: rect.cols,
+        rows: rect.rows,
+        scrollback: this._config.terminal.scrollback_lines,
+      });
+      surface.pid = pid;
+    } catch (e) {
+      this.surfaces.delete(id);
+      ws.layout = previous;
+      throw new RpcError(
+        ErrorCode.InternalError,
+        `Cannot start pane: ${(e as Error).message}`,
+      );
+    }
+    ws.focused ??= id;
+    await this.#applyLayout(ws, id);
+    this._bus.publish({
+      type: "surface_created",
+      surface_id: id,
+      workspace: this.indexOf(ws),
+      name: surface.name,
+      cmd: argv.join(" "),
+    });
+    return surface;
+  }
+
+  /** Resizes every pane of `ws` to its rectangle (SIGWINCH on change). */
+  async #applyLayout(ws: Workspace, skip?: number) {
+    const rects = layoutRects(ws.layout, ws.cols, ws.rows);
+    const jobs: Promise<void>[] = [];
+    for (const [id, rect] of rects) {
+      const s = this.surfaces.get(id);
+      if (!s || id === skip) continue;
+      if (s.cols === rect.cols && s.rows === rect.rows) continue;
+      s.cols = rect.cols;
+      s.rows = rect.rows;
+      jobs.push(this._pool.resize(id, rect.cols, rect.rows).catch(() => {}));
+    }
+    await Promise.all(jobs);
+  }
+
+  /** Replaces a workspace's layout by a preset or a split tree of its panes. */
+  async restoreLayout(ws: Workspace, layout: LayoutPreset | Layout): Promise<void> {
+    const ids = layoutLeaves(ws.layout);
+    if (typeof layout === "string") {
+      ws.preset = layout;
+      ws.layout = presetLayout(layout, ids);
+    } else {
+      const given = layoutLeaves(layout);
+      const want = [...ids].sort((a, b) => a - b).join(",");
+      if ([...given].sort((a, b) => a - b).join(",") !== want) {
+        throw invalid(
+          `"layout": the tree must name each pane of the workspace exactly once (${want})`,
+        );
+      }
+      ws.preset = null;
+      ws.layout = layout;
+    }
+    await this.#applyLayout(ws);
+  }
+
+  /** Renames a pane; null clears the name. */
+  rename(s: Surface, name: string | null): void {
+    if (name !== null) this.#checkName(name, s.id);
+    s.name = name;
+  }
+
+  /** Focuses a pane and activates its workspace. */
+  focus(s: Surface): void {
+    s.workspace.focused = s.id;
+    this.#active = this.indexOf(s.workspace);
+  }
+
+  /** Makes a workspace active. */
+  select(index: number): Workspace {
+    const ws = this.workspaceAt(index);
+    this.#active = index;
+    return ws;
+  }
+
+  /** Closes a pane (SIGHUP to its program); an emptied workspace closes too. */
+  async closeSurface(s: Surface): Promise<void> {
+    if (!this.surfaces.has(s.id)) return;
+    this.surfaces.delete(s.id);
+    await this._pool.dispose(s.id).catch(() => {});
+    s.markExited();
+    const ws = s.workspace;
+    ws.layout = removeFromLayout(ws.layout, s.id);
+    if (ws.preset) ws.layout = presetLayout(ws.preset, layoutLeaves(ws.layout));
+    if (ws.focused === s.id) ws.focused = layoutLeaves(ws.layout)[0] ?? null;
+    this._bus.publish({ type: "surface_closed", surface_id: s.id, workspace: this.indexOf(ws) });
+    if (!ws.layout) this.#dropWorkspace(ws);
+    else await this.#applyLayout(ws);
+  }
+
+  /** Closes a workspace and every pane in it. */
+  async closeWorkspace(ws: Workspace): Promise<void> {
+    for (const id of layoutLeaves(ws.layout)) {
+      const s = this.surfaces.get(id);
+      if (!s) continue;
+      this.surfaces.delete(id);
+      await this._pool.dispose(id).catch(() => {});
+      s.markExited();
+      this._bus.publish({ type: "surface_closed", surface_id: id, workspace: this.indexOf(ws) });
+    }
+    ws.layout = null;
+    this.#dropWorkspace(ws);
+  }
+
+  #dropWorkspace(ws: Workspace) {
+    const index = this.indexOf(ws);
+    if (index < 0) return;
+    this.workspaces.splice(index, 1);
+    if (this.#active > index || this.#active >= this.workspaces.length) {
+      this.#active = Math.max(0, this.#active - 1);
+    }
+    this._bus.publish({ type: "workspace_closed", workspace: index, title: ws.title });
+  }
+
+  /** Applies what a pane worker reported. */
+  onWorkerEvent(ev: WorkerEvent): void {
+    const s = this.surfaces.get(ev.id);
+    if (!s) return;
+    switch (ev.ev) {
+      case "changed":
+        s.generation = ev.generation;
+        s.bytesIn = ev.bytes_in;
+        s.lastOutputAt = Date.now();
+        this._bus.publish({
+          type: "surface_changed",
+          surface_id: s.id,
+          output_generation: ev.generation,
+        });
+        break;
+      case "title":
+        s.title = ev.title;
+        break;
+      case "exit":
+        s.exit = { exit_code: ev.exit_code, signal: ev.signal };
+        s.markExited();
+        this._bus.publish({
+          type: "surface_exited",
+          surface_id: s.id,
+          workspace: this.indexOf(s.workspace),
+          exit_code: ev.exit_code,
+          signal: ev.signal,
+        });
+        break;
+    }
+  }
+
+  /** The public description of a pane (`surface.list` item). */
+  describe(s: Surface) {
+    const fg = s.exit ? null : foreground(s.pid);
+    return {
+      surface_id: s.id,
+      name: s.name,
+      title: s.title,
+      cwd: fg?.cwd ?? s.cwd,
+      cmd: (fg?.argv ?? s.argv).join(" "),
+      argv: fg?.argv ?? s.argv,
+      workspace: this.indexOf(s.workspace),
+      pid: fg?.pid ?? s.pid,
+      focused: s.workspace.focused === s.id,
+      cols: s.cols,
+      rows: s.rows,
+      output_generation: s.generation,
+      exited: s.exit !== null,
+      exit_code: s.exit?.exit_code ?? null,
+    };
+  }
+
+  /** The public description of a workspace (`workspace.list` item). */
+  describeWorkspace(ws: Workspace) {
+    const index = this.indexOf(ws);
+    return {
+      index,
+      title: ws.title,
+      active: index === this.activeIndex,
+      layout: ws.preset ?? "custom",
+      layout_tree: ws.layout,
+      surface_ids: layoutLeaves(ws.layout),
+      focused_surface_id: ws.focused,
+      cols: ws.cols,
+      rows: ws.rows,
+    };
+  }
+
+  #checkCwd(cwd: string | undefined): string {
+    const dir = cwd ?? Deno.cwd();
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.statSync(dir);
+    } catch {
+      throw invalid(`"cwd": directory "${dir}" does not exist`);
+    }
+    if (!info.isDirectory) throw invalid(`"cwd": "${dir}" is not a directory`);
+    return Deno.realPathSync(dir);
+  }
+
+  #checkName(name: string, self: number | null) {
+    if (/^\d+$/.test(name) || /^(cmdline|cwd):/.test(name)) {
+      throw invalid(`"name": "${name}" would read as a selector; pick a name with a letter`);
+    }
+    for (const s of this.surfaces.values()) {
+      if (s.name === name && s.id !== self) {
+        throw invalid(`"name": "${name}" is already used by pane ${s.id}`);
+      }
+    }
+  }
+
+  /** Kills every pane (SIGHUP); used at shutdown. */
+  async closeAll(): Promise<void> {
+    for (const ws of [...this.workspaces]) await this.closeWorkspace(ws);
+  }
+}

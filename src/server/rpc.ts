@@ -1,0 +1,311 @@
+/**
+ * JSON-RPC dispatch: validates a request against the protocol module, checks
+ * the write gate, runs the handler and maps every error in one place.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ErrorCode, ErrorReason, MAX_SEND_BYTES, PROTOCOL_VERSION, VERSION } from "../spec/codes.ts";
+import type { Config } from "../spec/config.ts";
+import { describeZodError, gatedMethods, type Method, methods, type Params } from "../spec/protocol.ts";
+import { RpcError } from "../errors.ts";
+import { fence } from "./fence.ts";
+import { keyBytes } from "./keys.ts";
+import type { PanePool } from "./pane_pool.ts";
+import type { Registry, Surface } from "./registry.ts";
+
+/** A JSON-RPC response object. */
+export type Response =
+  | { jsonrpc: "2.0"; id: unknown; result: unknown }
+  | { jsonrpc: "2.0"; id: unknown; error: { code: number; message: string; data?: unknown } };
+
+/** What handlers can reach. */
+export interface HostContext {
+  config: Config;
+  registry: Registry;
+  pool: PanePool;
+  /** The host's own environment enables `key` and `send`. */
+  scripting: boolean;
+  startedAt: number;
+  socketPath: string;
+  shutdown: () => void;
+}
+
+type Handler<M extends Method> = (ctx: HostContext, params: Params<M>) => Promise<unknown> | unknown;
+type Handlers = { [M in Method]: Handler<M> };
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function gateOpen(ctx: HostContext, gate: "send" | "keystroke"): boolean {
+  return gate === "send" ? ctx.scripting || ctx.config.ai_unrestricted : ctx.scripting;
+}
+
+function gateMessage(method: string, gate: "send" | "keystroke"): string {
+  return gate === "send"
+    ? `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment or set "ai_unrestricted": true in the config`
+    : `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment`;
+}
+
+function live(s: Surface): Surface {
+  if (s.exit) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Pane ${s.id} has exited (exit code ${s.exit.exit_code}); it can be read but not written`,
+      { reason: ErrorReason.Exited },
+    );
+  }
+  return s;
+}
+
+/** Delay between a pasted payload and its submitting CR: a base growing with size. */
+export function submitDelayMs(base: number, bytes: number): number {
+  return base + Math.min(1000, Math.floor(bytes / 1024) * 5);
+}
+
+/** Strips the paste terminator from a payload so it cannot end the paste early. */
+export function stripPasteEnd(text: string): string {
+  return text.replaceAll("\x1b[201~", "");
+}
+
+const handlers: Handlers = {
+  "system.ping": () => ({ pong: true, ts: Date.now() }),
+  "system.identify": (ctx) => ({
+    name: "paneflow",
+    version: VERSION,
+    protocol: PROTOCOL_VERSION,
+    pid: Deno.pid,
+    socket: ctx.socketPath,
+    started_at: ctx.startedAt,
+  }),
+  "system.capabilities": (ctx) => ({
+    scripting: gateOpen(ctx, "send"),
+    keystrokes: gateOpen(ctx, "keystroke"),
+    ai_unrestricted: ctx.config.ai_unrestricted,
+    fence: ctx.config.ai_injection_fence,
+    methods: [...Object.keys(methods), "events.subscribe"].filter((m) => {
+      const gate = gatedMethods[m as Method];
+      return !gate || gateOpen(ctx, gate);
+    }),
+  }),
+  "system.shutdown": (ctx) => {
+    setTimeout(ctx.shutdown, 0);
+    return { ok: true };
+  },
+  "workspace.list": ({ registry }) => ({
+    workspaces: registry.workspaces.map((ws) => registry.describeWorkspace(ws)),
+  }),
+  "workspace.current": ({ registry }) => registry.describeWorkspace(registry.workspaceAt()),
+  "workspace.create": async ({ registry }, p) => {
+    const { workspace, surface } = await registry.createWorkspace({
+      ...p,
+      title: p.name,
+      name: p.pane_name,
+    });
+    return { ...registry.describeWorkspace(workspace), surface_id: surface.id };
+  },
+  "workspace.select": ({ registry }, p) => registry.describeWorkspace(registry.select(p.index)),
+  "workspace.close": async ({ registry }, p) => {
+    const ws = registry.workspaceAt(p.index);
+    const index = registry.indexOf(ws);
+    await registry.closeWorkspace(ws);
+    return { closed: index };
+  },
+  "workspace.restore_layout": async ({ registry }, p) => {
+    const ws = registry.workspaceAt(p.index);
+    await registry.restoreLayout(ws, p.layout);
+    return registry.describeWorkspace(ws);
+  },
+  "surface.list": ({ registry }, p) => ({
+    surfaces: [...registry.surfaces.values()]
+      .filter((s) => p.workspace === undefined || registry.indexOf(s.workspace) === p.workspace)
+      .map((s) => registry.describe(s)),
+  }),
+  "surface.read": async (ctx, p) => {
+    const s = ctx.registry.surface(p.surface_id);
+    const lines = clamp(p.lines ?? 200, 1, 4000);
+    const offset = p.offset ?? 0;
+    const r = await ctx.pool.read(s.id, lines, offset);
+    if (r.out_of_range) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `"offset": ${offset} is out of range; pane ${s.id} holds ${r.total_lines} lines`,
+      );
+    }
+    const text = r.lines.join("\n");
+    const fenced = p.fenced ?? ctx.config.ai_injection_fence;
+    return {
+      surface_id: s.id,
+      text: fenced ? fence(text) : text,
+      lines: r.lines.length,
+      total_lines: r.total_lines,
+      eof: r.eof,
+      output_generation: r.generation,
+      fenced,
+    };
+  },
+  "surface.search": async (ctx, p) => {
+    const s = ctx.registry.surface(p.surface_id);
+    const max = clamp(p.max_matches ?? 50, 1, 1000);
+    const hits = await ctx.pool.search(s.id, p.pattern, max);
+    return {
+      surface_id: s.id,
+      matches: hits.map((h) => ({ line: h.line + 1, text: h.text })),
+      count: hits.length,
+    };
+  },
+  "surface.rename": ({ registry }, p) => {
+    const s = registry.surface(p.surface_id);
+    registry.rename(s, p.name);
+    return registry.describe(s);
+  },
+  "surface.focus": ({ registry }, p) => {
+    const s = registry.surface(p.surface_id);
+    registry.focus(s);
+    return registry.describe(s);
+  },
+  "surface.status": ({ registry }, p) => {
+    const s = registry.surface(p.surface_id);
+    return {
+      surface_id: s.id,
+      surface_name: s.name,
+      workspace: registry.indexOf(s.workspace),
+      pid: null,
+      tool: null,
+      state: "idle",
+      hooked: false,
+      reason: s.exit ? "exited" : "no_agent",
+      active_tool_name: null,
+      message: null,
+      last_result: null,
+      waiting_ms: 0,
+      idle_ms: Date.now() - s.lastOutputAt,
+      output_generation: s.generation,
+    };
+  },
+  "surface.close": async ({ registry }, p) => {
+    const s = registry.surface(p.surface_id);
+    await registry.closeSurface(s);
+    return { closed: s.id };
+  },
+  "surface.send_text": async (ctx, p) => {
+    const s = live(ctx.registry.surface(p.surface_id));
+    const bytes = new TextEncoder().encode(p.text).length;
+    if (bytes > MAX_SEND_BYTES) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `"text": payload is ${bytes} bytes; the limit is ${MAX_SEND_BYTES}`,
+      );
+    }
+    let bracketed = false;
+    if (p.submit || p.paste) {
+      const modes = await ctx.pool.modes(s.id);
+      bracketed = modes.bracketed_paste;
+    }
+    const payload = bracketed ? `\x1b[200~${stripPasteEnd(p.text)}\x1b[201~` : p.text;
+    if (payload) await ctx.pool.write(s.id, payload);
+    if (p.submit) {
+      await sleep(submitDelayMs(ctx.config.submit_paste_delay_ms, bytes));
+      await ctx.pool.write(live(s).id, "\r");
+    }
+    return { surface_id: s.id, bytes, bracketed, submitted: p.submit ?? false };
+  },
+  "surface.send_keystroke": async (ctx, p) => {
+    const s = live(ctx.registry.surface(p.surface_id));
+    const modes = await ctx.pool.modes(s.id);
+    const key = keyBytes(p.keystroke, { applicationCursor: modes.application_cursor });
+    if ("error" in key) throw new RpcError(ErrorCode.InvalidParams, `"keystroke": ${key.error}`);
+    await ctx.pool.write(s.id, key.bytes);
+    return { surface_id: s.id, keystroke: p.keystroke };
+  },
+  "surface.split": async ({ registry }, p) => {
+    if (p.managed_worktree !== undefined) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `"managed_worktree": managed worktrees come with paneflow up; split does not create them yet`,
+      );
+    }
+    const target = p.surface_id === undefined ? null : registry.surface(p.surface_id);
+    const ws = target?.workspace ?? registry.workspaceAt();
+    const s = await registry.addPane(ws, p, {
+      target: target?.id ?? ws.focused,
+      direction: p.direction,
+    });
+    return registry.describe(s);
+  },
+  "fleet.list": () => ({ agents: [] }),
+};
+
+/** A validated request, ready to run. */
+export interface Request {
+  id: unknown;
+  method: string;
+  params: unknown;
+  notification: boolean;
+}
+
+/** Checks the JSON-RPC envelope; returns an error response when it is bad. */
+export function parseEnvelope(value: unknown): Request | Response {
+  const bad = (message: string, id: unknown = null): Response => ({
+    jsonrpc: "2.0",
+    id,
+    error: { code: ErrorCode.InvalidRequest, message },
+  });
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return bad("Invalid request: expected a JSON-RPC 2.0 object");
+  }
+  const v = value as Record<string, unknown>;
+  const id = v.id;
+  const idOk = id === undefined || id === null || typeof id === "string" ||
+    (typeof id === "number" && Number.isFinite(id));
+  if (!idOk) return bad(`Invalid request: "id" must be a string, number or null`);
+  if (v.jsonrpc !== "2.0") return bad(`Invalid request: "jsonrpc" must be "2.0"`, id ?? null);
+  if (typeof v.method !== "string" || !v.method) {
+    return bad(`Invalid request: "method" must be a non-empty string`, id ?? null);
+  }
+  if (v.params !== undefined && v.params !== null && typeof v.params !== "object") {
+    return bad(`Invalid request: "params" must be an object`, id ?? null);
+  }
+  return { id: id ?? null, method: v.method, params: v.params ?? {}, notification: id === undefined };
+}
+
+/** Runs one request and builds its response; never throws. */
+export async function dispatch(ctx: HostContext, req: Request): Promise<Response> {
+  try {
+    const result = await call(ctx, req.method, req.params);
+    return { jsonrpc: "2.0", id: req.id, result };
+  } catch (err) {
+    return { jsonrpc: "2.0", id: req.id, error: toWireError(err) };
+  }
+}
+
+/** Runs a method by name with unvalidated params. */
+export async function call(ctx: HostContext, method: string, params: unknown): Promise<unknown> {
+  if (!Object.hasOwn(methods, method)) {
+    throw new RpcError(ErrorCode.MethodNotFound, `Method not found: "${method}"`);
+  }
+  const m = method as Method;
+  const gate = gatedMethods[m];
+  if (gate && !gateOpen(ctx, gate)) {
+    throw new RpcError(ErrorCode.MethodNotFound, gateMessage(m, gate), { reason: ErrorReason.Gated });
+  }
+  const parsed = methods[m].safeParse(Array.isArray(params) ? undefined : params);
+  if (!parsed.success) {
+    throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${m}: ${describeZodError(parsed.error)}`);
+  }
+  // deno-lint-ignore no-explicit-any
+  return await (handlers[m] as Handler<any>)(ctx, parsed.data);
+}
+
+/** The one place that turns a thrown value into a wire error. */
+export function toWireError(err: unknown): { code: number; message: string; data?: unknown } {
+  if (err instanceof RpcError) {
+    return { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) };
+  }
+  if (err instanceof z.ZodError) {
+    return { code: ErrorCode.InvalidParams, message: describeZodError(err) };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`paneflow: internal error: ${err instanceof Error ? err.stack : message}`);
+  return { code: ErrorCode.InternalError, message: `Internal error: ${message.split("\n")[0]}` };
+}

@@ -1,0 +1,82 @@
+/**
+ * The host's config file: JSONC at `$PANEFLOW_CONFIG` or
+ * `~/.config/paneflow/config.jsonc`. A missing file means all defaults;
+ * unknown keys and wrong types are errors naming the key and the file.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+
+/** Schema of the config file. */
+export const ConfigSchema = z.strictObject({
+  ai_unrestricted: z.boolean().default(false),
+  ai_injection_fence: z.boolean().default(true),
+  submit_paste_delay_ms: z.number().int().min(0).max(10_000).default(70),
+  agent_stall_threshold_secs: z.number().positive().default(120),
+  terminal: z.strictObject({
+    env: z.record(z.string(), z.string()).default({}),
+    cols: z.number().int().min(2).max(1000).default(200),
+    rows: z.number().int().min(2).max(1000).default(50),
+    scrollback_lines: z.number().int().min(0).max(1_000_000).default(10_000),
+    shell: z.string().min(1).optional(),
+  }).prefault({}),
+  agents: z.record(z.string(), z.strictObject({ command: z.string().min(1) })).default({}),
+  host: z.strictObject({
+    pane_workers: z.number().int().min(1).max(16).default(2),
+    idle_timeout_secs: z.number().positive().default(30),
+    heartbeat_secs: z.number().positive().default(30),
+  }).prefault({}),
+});
+
+/** The host's settings, every default filled in. */
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Where the config file is read from. */
+export function configPath(env: { get(k: string): string | undefined } = Deno.env): string {
+  const explicit = env.get("PANEFLOW_CONFIG");
+  if (explicit) return explicit;
+  const xdg = env.get("XDG_CONFIG_HOME");
+  const base = xdg || `${env.get("HOME") ?? "."}/.config`;
+  return `${base}/paneflow/config.jsonc`;
+}
+
+function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `${before.length}:${before[before.length - 1].length + 1}`;
+}
+
+/** Parses config text; throws one line naming the file and the problem. */
+export function parseConfig(text: string, file: string): Config {
+  const errors: ParseError[] = [];
+  const raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length) {
+    const e = errors[0];
+    throw new Error(
+      `Invalid config ${file}:${lineCol(text, e.offset)}: ${printParseErrorCode(e.error)}`,
+    );
+  }
+  const result = ConfigSchema.safeParse(raw ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const at = issue.path.join(".");
+    if (issue.code === "unrecognized_keys") {
+      const key = [...issue.path, issue.keys[0]].join(".");
+      throw new Error(`Unknown config key "${key}" in ${file}`);
+    }
+    throw new Error(`Invalid config key "${at}" in ${file}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** Reads the config file; a missing file gives the defaults. */
+export async function loadConfig(file = configPath()): Promise<Config> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return ConfigSchema.parse({});
+    throw new Error(`Cannot read config ${file}: ${(e as Error).message}`);
+  }
+  return parseConfig(text, file);
+}

@@ -1,0 +1,150 @@
+/**
+ * The protocol: every JSON-RPC method with its params schema. The host
+ * validates each request with these; `paneflow api schema` prints them as JSON
+ * Schema. Method names are the seed's and never renamed.
+ *
+ * This module imports zod: the CLI path must not import it.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
+const WorkspaceIndex = z.number().int().min(0).describe("Zero-based workspace index");
+const Env = z.record(z.string(), z.string());
+
+/** Layout presets (seed 000). */
+export const LayoutName = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
+
+/** A split tree: a leaf names a surface, a node splits h (side by side) or v. */
+export type LayoutTree =
+  | { surface_id: number }
+  | { direction: "h" | "v"; children: LayoutTree[]; sizes?: number[] };
+
+/** Schema of {@link LayoutTree}. */
+export const LayoutTree: z.ZodType<LayoutTree> = z.lazy(() =>
+  z.union([
+    z.strictObject({ surface_id: SurfaceId }),
+    z.strictObject({
+      direction: z.enum(["h", "v"]),
+      children: z.array(LayoutTree).min(1),
+      sizes: z.array(z.number().positive()).optional(),
+    }),
+  ])
+);
+
+const Empty = z.strictObject({});
+
+/** Fields a new pane can be given (split, workspace.create, workspace.up). */
+export const PaneFields = {
+  cwd: z.string().optional(),
+  command: z.string().optional(),
+  prompt: z.string().optional(),
+  env: Env.optional(),
+  name: z.string().min(1).optional(),
+};
+
+/** Params schema of every method, by method name. */
+export const methods = {
+  "system.ping": Empty,
+  "system.capabilities": Empty,
+  "system.identify": Empty,
+  "system.shutdown": Empty,
+  "workspace.list": Empty,
+  "workspace.current": Empty,
+  "workspace.create": z.strictObject({
+    name: z.string().optional().describe("Workspace title"),
+    layout: LayoutName.optional(),
+    cwd: PaneFields.cwd,
+    command: PaneFields.command,
+    prompt: PaneFields.prompt,
+    env: PaneFields.env,
+    pane_name: PaneFields.name.describe("Name of the first pane"),
+  }),
+  "workspace.select": z.strictObject({ index: WorkspaceIndex }),
+  "workspace.close": z.strictObject({ index: WorkspaceIndex.optional() }),
+  "workspace.restore_layout": z.strictObject({
+    layout: z.union([LayoutName, LayoutTree]),
+    index: WorkspaceIndex.optional(),
+  }),
+  "surface.list": z.strictObject({ workspace: WorkspaceIndex.optional() }),
+  "surface.read": z.strictObject({
+    surface_id: SurfaceId,
+    lines: z.number().int().optional(),
+    offset: z.number().int().min(0).optional(),
+    fenced: z.boolean().optional(),
+  }),
+  "surface.search": z.strictObject({
+    surface_id: SurfaceId,
+    pattern: z.string().min(1),
+    max_matches: z.number().int().optional(),
+  }),
+  "surface.rename": z.strictObject({ surface_id: SurfaceId, name: z.string().nullable() }),
+  "surface.focus": z.strictObject({ surface_id: SurfaceId }),
+  "surface.status": z.strictObject({ surface_id: SurfaceId }),
+  "surface.close": z.strictObject({ surface_id: SurfaceId }),
+  "surface.send_text": z.strictObject({
+    surface_id: SurfaceId,
+    text: z.string(),
+    submit: z.boolean().optional(),
+    paste: z.boolean().optional(),
+  }),
+  "surface.send_keystroke": z.strictObject({ surface_id: SurfaceId, keystroke: z.string().min(1) }),
+  "surface.split": z.strictObject({
+    direction: z.enum(["h", "v"]),
+    surface_id: SurfaceId.optional(),
+    managed_worktree: z.string().optional(),
+    ...PaneFields,
+  }),
+  "fleet.list": Empty,
+} as const;
+
+/** A method name. */
+export type Method = keyof typeof methods;
+
+/** Params of a method, after validation. */
+export type Params<M extends Method> = z.infer<(typeof methods)[M]>;
+
+/** Methods that write into panes, and the gate each needs. */
+export const gatedMethods: Partial<Record<Method, "send" | "keystroke">> = {
+  "surface.send_text": "send",
+  "surface.send_keystroke": "keystroke",
+};
+
+/** Renders a zod error as one line naming the field: `"lines": expected number`. */
+export function describeZodError(err: z.ZodError): string {
+  return err.issues.map((issue) => {
+    const path = issue.path.length ? issue.path.join(".") : "params";
+    if (issue.code === "unrecognized_keys") {
+      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+      return `${path === "params" ? "" : `"${path}": `}unknown field ${keys}`;
+    }
+    return `"${path}": ${issue.message}`;
+  }).join("; ");
+}
+
+/** The JSON Schema of every method's params (for `paneflow api schema`). */
+export function jsonSchema(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(methods)) {
+    out[name] = z.toJSONSchema(schema, { unrepresentable: "any" });
+  }
+  return out;
+}
+
+/** Event types a subscriber can filter on (seed 000, plus pane and workspace lifecycle). */
+export const EVENT_TYPES = [
+  "ai.session_start",
+  "ai.prompt_submit",
+  "ai.tool_use",
+  "ai.notification",
+  "ai.stop",
+  "ai.exit",
+  "ai.session_end",
+  "surface_changed",
+  "surface_created",
+  "surface_exited",
+  "surface_closed",
+  "workspace_created",
+  "workspace_closed",
+] as const;

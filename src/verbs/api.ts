@@ -1,0 +1,30 @@
+import { withClient } from "../client.ts";
+import { UsageError } from "../errors.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "api",
+  summary: "Call a JSON-RPC method, or print the protocol's JSON Schema",
+  usage: "paneflow api <method> [<params-json>] | paneflow api schema",
+  options: {},
+  positionals: [{ name: "method" }, { name: "params", optional: true }],
+  async run({ args }) {
+    if (args[0] === "schema") {
+      const { jsonSchema } = await import("../spec/protocol.ts");
+      printJson(jsonSchema());
+      return 0;
+    }
+    let params: unknown = {};
+    if (args[1] !== undefined) {
+      try {
+        params = JSON.parse(args[1]);
+      } catch (e) {
+        throw new UsageError(`Params are not valid JSON: ${(e as Error).message}`);
+      }
+    }
+    return withClient(async (client) => {
+      printJson(await client.call(args[0], params));
+      return 0;
+    });
+  },
+});

@@ -1,0 +1,33 @@
+import { withClient } from "../client.ts";
+import { resolveOne } from "../selector.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "close",
+  summary: "Close a pane (its program gets SIGHUP); --workspace closes a whole workspace",
+  usage: "paneflow close <target> | paneflow close --workspace <index>",
+  options: {
+    workspace: {
+      type: "number",
+      short: "w",
+      value: "<index>",
+      description: "Close this workspace and all its panes",
+    },
+  },
+  positionals: [{ name: "target", optional: true }],
+  run({ opts, args }) {
+    return withClient(async (client) => {
+      if (opts.workspace !== undefined) {
+        printJson(await client.call("workspace.close", { index: opts.workspace }));
+        return 0;
+      }
+      if (args[0] === undefined) {
+        const { UsageError } = await import("../errors.ts");
+        throw new UsageError("paneflow close: missing <target> (or --workspace <index>)");
+      }
+      const surface_id = await resolveOne(client, args[0]);
+      printJson(await client.call("surface.close", { surface_id }));
+      return 0;
+    });
+  },
+});

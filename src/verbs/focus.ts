@@ -1,0 +1,18 @@
+import { withClient } from "../client.ts";
+import { resolveOne } from "../selector.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "focus",
+  summary: "Focus a pane and make its workspace active",
+  usage: "paneflow focus <target>",
+  options: {},
+  positionals: [{ name: "target" }],
+  run({ args }) {
+    return withClient(async (client) => {
+      const surface_id = await resolveOne(client, args[0]);
+      printJson(await client.call("surface.focus", { surface_id }));
+      return 0;
+    });
+  },
+});

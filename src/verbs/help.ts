@@ -1,0 +1,24 @@
+import { CliFailure } from "../errors.ts";
+import { ExitCode } from "../spec/codes.ts";
+import { renderHelp } from "./_args.ts";
+import { findVerb, usage } from "./mod.ts";
+import { defineVerb } from "./_verb.ts";
+
+export default defineVerb({
+  name: "help",
+  summary: "Show help for paneflow or a verb",
+  usage: "paneflow help [<verb>]",
+  options: {},
+  positionals: [{ name: "verb", optional: true }],
+  async run({ args }) {
+    if (!args[0]) {
+      console.log(usage());
+      return 0;
+    }
+    const entry = findVerb(args[0]);
+    if (!entry) throw new CliFailure(`Unknown verb "${args[0]}"\n\n${usage()}`, ExitCode.Usage);
+    const verb = (await entry.load()).default;
+    console.log(renderHelp(verb, verb.options));
+    return 0;
+  },
+});

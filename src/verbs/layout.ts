@@ -1,0 +1,35 @@
+import { withClient } from "../client.ts";
+import { UsageError } from "../errors.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "layout",
+  summary: "Apply a preset or a JSON split tree to a workspace",
+  usage: "paneflow layout <even_h|even_v|main_vertical|tiled|JSON> [--workspace <index>]",
+  details: 'A tree is {"direction":"h"|"v","children":[...],"sizes":[...]} with {"surface_id":N} leaves.',
+  options: {
+    workspace: {
+      type: "number",
+      short: "w",
+      value: "<index>",
+      description: "Workspace (default: the active one)",
+    },
+  },
+  positionals: [{ name: "layout" }],
+  run({ opts, args }) {
+    let layout: unknown = args[0];
+    if (args[0].trim().startsWith("{")) {
+      try {
+        layout = JSON.parse(args[0]);
+      } catch (e) {
+        throw new UsageError(`Layout is not valid JSON: ${(e as Error).message}`);
+      }
+    }
+    return withClient(async (client) => {
+      const params: Record<string, unknown> = { layout };
+      if (opts.workspace !== undefined) params.index = opts.workspace;
+      printJson(await client.call("workspace.restore_layout", params));
+      return 0;
+    });
+  },
+});

@@ -1,0 +1,44 @@
+import { withClient } from "../client.ts";
+import { listPanes } from "../selector.ts";
+import { defineVerb, printJson, printTable } from "./_verb.ts";
+
+export default defineVerb({
+  name: "ls",
+  aliases: ["list_panes"],
+  summary: "List the panes of the active workspace (JSON; --human for a table)",
+  usage: "paneflow ls [--all] [--workspace <index>] [--human]",
+  options: {
+    all: { type: "boolean", short: "a", description: "List panes of every workspace" },
+    workspace: { type: "number", short: "w", value: "<index>", description: "List panes of this workspace" },
+    human: { type: "boolean", description: "Print an aligned table" },
+  },
+  positionals: [],
+  run({ opts }) {
+    return withClient(async (client) => {
+      let surfaces = await listPanes(client);
+      if (!opts.all) {
+        const index = opts.workspace ??
+          (await client.call<{ workspaces: { index: number; active: boolean }[] }>("workspace.list"))
+            .workspaces.find((w) => w.active)?.index;
+        surfaces = surfaces.filter((s) => s.workspace === index);
+      }
+      if (!opts.human) {
+        printJson({ surfaces });
+        return 0;
+      }
+      printTable(
+        ["ID", "NAME", "WS", "SIZE", "STATE", "CWD", "CMD"],
+        surfaces.map((s) => [
+          s.surface_id,
+          s.name,
+          s.workspace,
+          `${s.cols}x${s.rows}`,
+          s.exited ? `exited ${s.exit_code}` : s.focused ? "focused" : "running",
+          s.cwd,
+          s.cmd,
+        ]),
+      );
+      return 0;
+    });
+  },
+});

@@ -1,0 +1,49 @@
+import { connectOrStart } from "./_host.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "new",
+  summary: "Create a workspace with one pane and make it active",
+  usage: "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>]",
+  details: "Starts a detached host first when none answers (unless --no-autostart).",
+  options: {
+    name: { type: "string", value: "<title>", description: "Workspace title" },
+    cwd: { type: "string", value: "<dir>", description: "Working directory (default: the current one)" },
+    command: {
+      type: "string",
+      short: "c",
+      value: "<cmd>",
+      description: "Run this shell command instead of a shell",
+    },
+    "pane-name": {
+      type: "string",
+      value: "<name>",
+      description: "Name of the first pane (a stable selector)",
+    },
+    layout: { type: "string", value: "<l>", description: "even_h (default), even_v, main_vertical or tiled" },
+    env: {
+      type: "string",
+      multiple: true,
+      value: "<KEY=VALUE>",
+      description: "Set an environment variable in the pane",
+    },
+    "no-autostart": { type: "boolean", description: "Fail instead of starting a host" },
+  },
+  positionals: [],
+  async run({ opts }) {
+    const { parseEnvPairs } = await import("./_env.ts");
+    const client = await connectOrStart(!opts["no-autostart"]);
+    try {
+      const params: Record<string, unknown> = { cwd: opts.cwd ?? Deno.cwd() };
+      if (opts.name !== undefined) params.name = opts.name;
+      if (opts.command !== undefined) params.command = opts.command;
+      if (opts["pane-name"] !== undefined) params.pane_name = opts["pane-name"];
+      if (opts.layout !== undefined) params.layout = opts.layout;
+      if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      printJson(await client.call("workspace.create", params));
+      return 0;
+    } finally {
+      client.close();
+    }
+  },
+});

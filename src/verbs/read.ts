@@ -1,0 +1,37 @@
+import { withClient } from "../client.ts";
+import { resolveOne } from "../selector.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "read",
+  aliases: ["read_pane"],
+  summary: "Read a pane's newest lines (fenced as untrusted output unless --raw)",
+  usage: "paneflow read <target> [--lines <n>] [--offset <n>] [--raw] [--json]",
+  options: {
+    lines: {
+      type: "number",
+      short: "n",
+      value: "<n>",
+      description: "How many lines (default 200, clamped to 1..4000)",
+    },
+    offset: { type: "number", value: "<n>", description: "Skip this many lines back from the end" },
+    raw: { type: "boolean", description: "Return the text without the untrusted-output fence" },
+    fenced: { type: "boolean", description: "Fence the text even when ai_injection_fence is off" },
+    json: { type: "boolean", description: "Print the whole result object" },
+  },
+  positionals: [{ name: "target" }],
+  run({ opts, args }) {
+    return withClient(async (client) => {
+      const surface_id = await resolveOne(client, args[0]);
+      const params: Record<string, unknown> = { surface_id };
+      if (opts.lines !== undefined) params.lines = opts.lines;
+      if (opts.offset !== undefined) params.offset = opts.offset;
+      if (opts.raw) params.fenced = false;
+      else if (opts.fenced) params.fenced = true;
+      const result = await client.call<{ text: string }>("surface.read", params);
+      if (opts.json) printJson(result);
+      else if (result.text) console.log(result.text);
+      return 0;
+    });
+  },
+});

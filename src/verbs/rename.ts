@@ -1,0 +1,23 @@
+import { withClient } from "../client.ts";
+import { resolveOne } from "../selector.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "rename",
+  summary: "Rename a pane (names are unique on the host)",
+  usage: "paneflow rename <target> <name> | paneflow rename <target> --clear",
+  options: { clear: { type: "boolean", description: "Remove the pane's name" } },
+  positionals: [{ name: "target" }, { name: "name", optional: true }],
+  run({ opts, args }) {
+    return withClient(async (client) => {
+      const surface_id = await resolveOne(client, args[0]);
+      const name = opts.clear ? null : args[1];
+      if (name === undefined) {
+        const { UsageError } = await import("../errors.ts");
+        throw new UsageError("paneflow rename: missing <name> (or --clear)");
+      }
+      printJson(await client.call("surface.rename", { surface_id, name }));
+      return 0;
+    });
+  },
+});

@@ -1,0 +1,56 @@
+import { withClient } from "../client.ts";
+import { CliFailure, RpcError, UsageError } from "../errors.ts";
+import { resolveMany, resolveOne } from "../selector.ts";
+import { ErrorReason } from "../spec/codes.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+/** Adds how to open the write gate to a gate refusal. */
+export function explainGate(err: unknown): never {
+  if (err instanceof RpcError && err.data?.reason === ErrorReason.Gated) {
+    throw new CliFailure(`Refused: ${err.message}`);
+  }
+  throw err;
+}
+
+async function readStdin(): Promise<string> {
+  return await new Response(Deno.stdin.readable).text();
+}
+
+export default defineVerb({
+  name: "send",
+  summary: "Type text into a pane as-is; --submit pastes it and presses Enter (gated)",
+  usage: "paneflow send <target> <text|-> [--submit] [--paste] [--broadcast] [--json]",
+  details: [
+    "Nothing is appended unless --submit. With --submit the text is pasted (bracketed",
+    "when the program enabled it) and a carriage return follows after submit_paste_delay_ms.",
+    'A payload is at most 64 KiB. Text "-" reads stdin. Needs PANEFLOW_IPC_SCRIPTING=1 in',
+    "the host's environment or ai_unrestricted in its config.",
+  ].join("\n"),
+  options: {
+    submit: { type: "boolean", description: "Paste the text, then press Enter" },
+    paste: { type: "boolean", description: "Paste (bracketed when enabled) instead of typing" },
+    broadcast: { type: "boolean", description: "Send to every pane the selector matches" },
+    json: { type: "boolean", description: "Print the result object(s)" },
+  },
+  positionals: [{ name: "target" }, { name: "text" }],
+  async run({ opts, args }) {
+    const text = args[1] === "-" ? await readStdin() : args[1];
+    if (opts.submit && text.includes("\r")) {
+      throw new UsageError("Text must not contain a carriage return; --submit adds the one Enter");
+    }
+    return withClient(async (client) => {
+      const ids = opts.broadcast
+        ? (await resolveMany(client, args[0])).map((p) => p.surface_id)
+        : [await resolveOne(client, args[0])];
+      const results = [];
+      for (const surface_id of ids) {
+        results.push(
+          await client.call("surface.send_text", { surface_id, text, submit: opts.submit, paste: opts.paste })
+            .catch(explainGate),
+        );
+      }
+      if (opts.json) printJson(opts.broadcast ? { results } : results[0]);
+      return 0;
+    });
+  },
+});

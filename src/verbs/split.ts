@@ -1,0 +1,46 @@
+import { withClient } from "../client.ts";
+import { UsageError } from "../errors.ts";
+import { resolveOne } from "../selector.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "split",
+  summary: "Split a pane: h puts the new pane to the right, v below",
+  usage: "paneflow split <h|v> [--target <sel>] [--command <cmd>] [--name <name>] [--cwd <dir>]",
+  details:
+    "Without --target the focused pane of the active workspace is split. Siblings are resized (SIGWINCH).",
+  options: {
+    target: { type: "string", short: "t", value: "<sel>", description: "Pane to split" },
+    command: {
+      type: "string",
+      short: "c",
+      value: "<cmd>",
+      description: "Run this shell command instead of a shell",
+    },
+    name: { type: "string", value: "<name>", description: "Name of the new pane" },
+    cwd: { type: "string", value: "<dir>", description: "Working directory (default: the current one)" },
+    env: {
+      type: "string",
+      multiple: true,
+      value: "<KEY=VALUE>",
+      description: "Set an environment variable in the pane",
+    },
+  },
+  positionals: [{ name: "h|v" }],
+  async run({ opts, args }) {
+    const direction = args[0];
+    if (direction !== "h" && direction !== "v") {
+      throw new UsageError(`Split direction must be "h" or "v", got "${direction}"`);
+    }
+    const { parseEnvPairs } = await import("./_env.ts");
+    return withClient(async (client) => {
+      const params: Record<string, unknown> = { direction, cwd: opts.cwd ?? Deno.cwd() };
+      if (opts.target !== undefined) params.surface_id = await resolveOne(client, opts.target);
+      if (opts.command !== undefined) params.command = opts.command;
+      if (opts.name !== undefined) params.name = opts.name;
+      if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      printJson(await client.call("surface.split", params));
+      return 0;
+    });
+  },
+});

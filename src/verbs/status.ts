@@ -1,0 +1,26 @@
+import { withClient } from "../client.ts";
+import { resolveOne } from "../selector.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+export default defineVerb({
+  name: "status",
+  summary: "Show one pane's agent state (a pane without an agent is idle)",
+  usage: "paneflow status <target> [--json]",
+  options: { json: { type: "boolean", description: "Print the status object as JSON" } },
+  positionals: [{ name: "target" }],
+  run({ opts, args }) {
+    return withClient(async (client) => {
+      const surface_id = await resolveOne(client, args[0]);
+      const s = await client.call<Record<string, unknown>>("surface.status", { surface_id });
+      if (opts.json) {
+        printJson(s);
+        return 0;
+      }
+      const name = s.surface_name ? ` (${s.surface_name})` : "";
+      const tool = s.tool ? ` ${s.tool}` : "";
+      const detail = s.message ? `: ${s.message}` : s.reason ? ` [${s.reason}]` : "";
+      console.log(`${s.surface_id}${name}${tool} ${s.state}${detail}`);
+      return 0;
+    });
+  },
+});
