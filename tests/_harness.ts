@@ -1,0 +1,232 @@
+/**
+ * Process-level test harness: a real host on a temp socket, the real CLI,
+ * raw socket access, and `waitUntil` instead of sleeps.
+ *
+ * @module
+ */
+
+/** The repo root. */
+export const ROOT = new URL("../", import.meta.url).pathname;
+const MAIN = `${ROOT}main.ts`;
+const CONFIG = `${ROOT}deno.json`;
+
+/** What a CLI run gave. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for {@link startHost}. */
+export interface HostOptions {
+  /** Config file contents (JSONC), written to a temp file. */
+  config?: string;
+  /** Extra environment for the host. */
+  env?: Record<string, string>;
+  /** Set PANEFLOW_IPC_SCRIPTING=1 (default true). */
+  scripting?: boolean;
+}
+
+/** A running host for one test. */
+export interface TestHost {
+  dir: string;
+  socket: string;
+  env: Record<string, string>;
+  /** Runs `paneflow <args>` against this host. */
+  cli(args: string[], opts?: { stdin?: string; env?: Record<string, string> }): Promise<RunResult>;
+  /** Runs a CLI verb and parses its stdout as JSON; fails on a non-zero exit. */
+  json<T = Record<string, unknown>>(args: string[]): Promise<T>;
+  /** Sends one JSON-RPC request on a fresh connection and returns the response object. */
+  rpc(method: string, params?: unknown): Promise<Record<string, unknown>>;
+  /** Calls a method and returns its result; throws on an error response. */
+  call<T = Record<string, unknown>>(method: string, params?: unknown): Promise<T>;
+  /** The host's stderr so far. */
+  log(): string;
+  /** Stops the host (SIGTERM) and removes the temp dir. */
+  stop(): Promise<void>;
+}
+
+/** Waits until `predicate` returns a truthy value; the error names what and the last value seen. */
+export async function waitUntil<T>(
+  description: string,
+  predicate: () => T | false | null | undefined | Promise<T | false | null | undefined>,
+  { timeoutMs = 10_000, intervalMs = 20 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (true) {
+    try {
+      last = await predicate();
+      if (last) return last as T;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      const seen = last instanceof Error ? last.message : JSON.stringify(last);
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}; last seen: ${seen}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Runs the CLI with `env` (no host implied). */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  stdin?: string,
+): Promise<RunResult> {
+  const cmd = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, ...args],
+    env,
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const child = cmd.spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Sends raw bytes on a new connection and returns everything read until close or `untilLines` lines. */
+export async function rawExchange(
+  socket: string,
+  data: Uint8Array | string,
+  { untilLines = 1, timeoutMs = 5000 } = {},
+): Promise<string[]> {
+  const conn = await Deno.connect({ transport: "unix", path: socket });
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  let off = 0;
+  while (off < bytes.length) off += await conn.write(bytes.subarray(off));
+  const dec = new TextDecoder();
+  let text = "";
+  const buf = new Uint8Array(65536);
+  const timer = setTimeout(() => conn.close(), timeoutMs);
+  try {
+    while (text.split("\n").length - 1 < untilLines) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      text += dec.decode(buf.subarray(0, n), { stream: true });
+    }
+  } catch {
+    /* closed by the timer */
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed */ }
+  }
+  return text.split("\n").filter((l) => l.length);
+}
+
+/** Starts a real host (`paneflow serve`) on a temp socket and waits until it answers. */
+export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
+  const dir = await Deno.makeTempDir({ prefix: "pf-" });
+  const socket = `${dir}/s.sock`;
+  const configPath = `${dir}/config.jsonc`;
+  await Deno.writeTextFile(configPath, opts.config ?? "{}");
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? dir,
+    SHELL: "/bin/sh",
+    PANEFLOW_SOCKET_PATH: socket,
+    PANEFLOW_CONFIG: configPath,
+    ...(opts.scripting === false ? {} : { PANEFLOW_IPC_SCRIPTING: "1" }),
+    ...opts.env,
+  };
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "serve"],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let logText = "";
+  const dec = new TextDecoder();
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s) logText += dec.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  let exited = false;
+  const status = child.status.then((s) => {
+    exited = true;
+    return s;
+  });
+
+  const rpc = async (method: string, params: unknown = {}) => {
+    const lines = await rawExchange(
+      socket,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) + "\n",
+    );
+    if (!lines.length) throw new Error(`No answer to ${method}`);
+    return JSON.parse(lines[0]);
+  };
+  const host: TestHost = {
+    dir,
+    socket,
+    env,
+    cli: (args, o = {}) => runCli(args, { ...env, ...o.env }, o.stdin),
+    async json(args) {
+      const r = await runCli(args, env);
+      if (r.code !== 0) throw new Error(`paneflow ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+      return JSON.parse(r.stdout);
+    },
+    rpc,
+    async call(method, params) {
+      const res = await rpc(method, params);
+      if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
+      return res.result;
+    },
+    log: () => logText,
+    async stop() {
+      if (!exited) {
+        try {
+          child.kill("SIGTERM");
+        } catch { /* gone */ }
+      }
+      await status;
+      await drained;
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+  try {
+    await waitUntil("the host to answer system.ping", async () => {
+      if (exited) throw new Error(`host exited: ${logText}`);
+      return (await rpc("system.ping")).result;
+    }, { timeoutMs: 15_000 });
+  } catch (e) {
+    await host.stop();
+    throw e;
+  }
+  return host;
+}
+
+/**
+ * Runs `fn` with a fresh host; prints the host's log only when it fails.
+ */
+export async function withHost(
+  opts: HostOptions,
+  fn: (host: TestHost) => Promise<void>,
+): Promise<void> {
+  const host = await startHost(opts);
+  try {
+    await fn(host);
+  } catch (e) {
+    console.error(`--- host log ---\n${host.log()}--- end host log ---`);
+    throw e;
+  } finally {
+    await host.stop();
+  }
+}
+
+/** Reads a pane's raw text through the CLI. */
+export async function readPane(host: TestHost, target: string, lines = 200): Promise<string> {
+  const r = await host.cli(["read", target, "--raw", "--lines", String(lines)]);
+  if (r.code !== 0) throw new Error(`read ${target} exited ${r.code}: ${r.stderr}`);
+  return r.stdout;
+}
