@@ -23,7 +23,7 @@ export type WorkerRequest =
     | { op: "resize"; id: number; cols: number; rows: number }
     | { op: "kill"; id: number; signal: string }
     | { op: "dispose"; id: number }
-    | { op: "read"; id: number; lines: number; offset: number }
+    | { op: "read"; id: number; lines: number; offset: number; since?: number }
     | { op: "search"; id: number; pattern: string; max: number }
     | { op: "modes"; id: number }
   );
@@ -47,6 +47,10 @@ export interface ReadResult {
   /** Offset was past the oldest retained line. */
   out_of_range: boolean;
   generation: number;
+  /** With `since`: the changed rows (1-based line numbers), newest last. */
+  changed?: { line: number; text: string }[];
+  /** With `since`: no snapshot of that generation was kept, so this is a full read. */
+  reset?: boolean;
 }
 
 /** One hit of the `search` op; `line` is zero-based from the oldest line. */

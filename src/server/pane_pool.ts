@@ -86,8 +86,8 @@ export class PanePool {
   kill(id: number, signal = "SIGHUP"): Promise<void> {
     return this.#to(id, { op: "kill", id, signal });
   }
-  read(id: number, lines: number, offset: number): Promise<ReadResult> {
-    return this.#to(id, { op: "read", id, lines, offset });
+  read(id: number, lines: number, offset: number, since?: number): Promise<ReadResult> {
+    return this.#to(id, { op: "read", id, lines, offset, since });
   }
   search(id: number, pattern: string, max: number): Promise<SearchHit[]> {
     return this.#to(id, { op: "search", id, pattern, max });

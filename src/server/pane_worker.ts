@@ -14,8 +14,16 @@
  */
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
-import type { WorkerEvent, WorkerReply, WorkerRequest } from "./_worker_protocol.ts";
-import { type BufferLike, readLines, searchLines, snapshotModes } from "./screen.ts";
+import type { ReadResult, WorkerEvent, WorkerReply, WorkerRequest } from "./_worker_protocol.ts";
+import {
+  type BufferLike,
+  changedSince,
+  readLines,
+  searchLines,
+  type Snapshot,
+  snapshotModes,
+  takeSnapshot,
+} from "./screen.ts";
 
 const HIGH_WATER = 2 * 1024 * 1024;
 const LOW_WATER = 256 * 1024;
@@ -23,6 +31,8 @@ const LOW_WATER = 256 * 1024;
 const CHANGE_FLUSH_MS = 4;
 /** Quiet time before a socket whose process exited is destroyed. */
 const DRAIN_QUIET_MS = 200;
+/** Snapshots kept per pane for `read --since`. */
+const SNAPSHOTS_KEPT = 16;
 
 interface Pane {
   id: number;
@@ -35,6 +45,9 @@ interface Pane {
   exited: boolean;
   deferredDestroy: (() => void) | null;
   drainTimer: ReturnType<typeof setTimeout> | null;
+  /** Rows trimmed off the top of the normal buffer since the start. */
+  trimmed: number;
+  snapshots: Snapshot[];
 }
 
 /** The worker's global scope (the default lib types `self` as a window). */
@@ -94,7 +107,13 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     exited: false,
     deferredDestroy: null,
     drainTimer: null,
+    trimmed: 0,
+    snapshots: [],
   };
+  // xterm has no public event for rows dropped off the top of the scrollback;
+  // the line list's own onTrim is the only exact count (pinned xterm version).
+  // deno-lint-ignore no-explicit-any
+  (term as any)._core?.buffers?.normal?.lines?.onTrim?.((n: number) => (pane.trimmed += n));
   panes.set(req.id, pane);
   guardDrainOnExit(pane);
 
@@ -190,6 +209,51 @@ function buffer(pane: Pane): BufferLike {
   return pane.term.buffer.active;
 }
 
+function trimmedOf(pane: Pane): number {
+  return pane.term.buffer.active.type === "normal" ? pane.trimmed : 0;
+}
+
+function remember(pane: Pane): void {
+  const last = pane.snapshots.at(-1);
+  if (last && last.generation === pane.generation) return;
+  const buf = pane.term.buffer.active;
+  pane.snapshots.push(takeSnapshot(buf, pane.generation, trimmedOf(pane), pane.term.rows));
+  if (pane.snapshots.length > SNAPSHOTS_KEPT) pane.snapshots.shift();
+}
+
+function read(pane: Pane, lines: number, offset: number, since?: number): ReadResult {
+  const buf = pane.term.buffer.active;
+  let result: ReadResult;
+  if (since === undefined) {
+    result = { ...readLines(buf, lines, offset), generation: pane.generation };
+  } else {
+    const snap = pane.snapshots.find((s) => s.generation === since && s.bufferType === buf.type);
+    if (snap) {
+      const { changed, total_lines, truncated } = changedSince(buf, trimmedOf(pane), snap, lines);
+      result = {
+        lines: changed.map((c) => c.text),
+        changed,
+        total_lines,
+        eof: !truncated,
+        out_of_range: false,
+        generation: pane.generation,
+        reset: false,
+      };
+    } else {
+      const full = readLines(buf, lines, 0);
+      const first = full.total_lines - full.lines.length;
+      result = {
+        ...full,
+        changed: full.lines.map((text, i) => ({ line: first + i + 1, text })),
+        generation: pane.generation,
+        reset: true,
+      };
+    }
+  }
+  remember(pane);
+  return result;
+}
+
 async function handle(req: WorkerRequest): Promise<unknown> {
   switch (req.op) {
     case "spawn":
@@ -230,10 +294,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     }
     case "read": {
       const pane = mustGet(req.id);
-      return await afterWrites(pane, () => ({
-        ...readLines(buffer(pane), req.lines, req.offset),
-        generation: pane.generation,
-      }));
+      return await afterWrites(pane, () => read(pane, req.lines, req.offset, req.since));
     }
     case "search": {
       const pane = mustGet(req.id);

@@ -125,7 +125,10 @@ const handlers: Handlers = {
     const s = ctx.registry.surface(p.surface_id);
     const lines = clamp(p.lines ?? 200, 1, 4000);
     const offset = p.offset ?? 0;
-    const r = await ctx.pool.read(s.id, lines, offset);
+    if (p.since !== undefined && offset) {
+      throw new RpcError(ErrorCode.InvalidParams, `"offset": cannot be combined with "since"`);
+    }
+    const r = await ctx.pool.read(s.id, lines, offset, p.since);
     if (r.out_of_range) {
       throw new RpcError(
         ErrorCode.InvalidParams,
@@ -142,6 +145,7 @@ const handlers: Handlers = {
       eof: r.eof,
       output_generation: r.generation,
       fenced,
+      ...(p.since === undefined ? {} : { since: p.since, reset: r.reset, changed: r.changed }),
     };
   },
   "surface.search": async (ctx, p) => {

@@ -84,3 +84,65 @@ export function snapshotModes(term: TerminalLike) {
     cursor: { x: buf.cursorX, y: buf.cursorY },
   };
 }
+
+/** Row hashes of a buffer at one output generation, for incremental reads. */
+export interface Snapshot {
+  generation: number;
+  bufferType: string;
+  /** Absolute index (rows ever trimmed + row) of `hashes[0]`. */
+  start: number;
+  hashes: number[];
+}
+
+/** Rows (beyond the screen) hashed per snapshot; older rows count as unchanged. */
+export const SNAPSHOT_WINDOW = 500;
+
+function hashRow(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Hashes the newest rows of `buf`; `trimmed` is how many rows scrolled out for good. */
+export function takeSnapshot(
+  buf: BufferLike & { readonly type?: string },
+  generation: number,
+  trimmed: number,
+  screenRows: number,
+): Snapshot {
+  const total = contentRows(buf);
+  const from = Math.max(0, total - screenRows - SNAPSHOT_WINDOW);
+  const hashes: number[] = [];
+  for (let y = from; y < total; y++) hashes.push(hashRow(rowText(buf, y)));
+  return { generation, bufferType: buf.type ?? "normal", start: trimmed + from, hashes };
+}
+
+/**
+ * Rows added or changed since `snap`: rows past its end are added; rows it
+ * hashed whose text differs are changed (a full-screen app redrawing a row
+ * changes it; rows it erased come back as ""). Line numbers are 1-based over
+ * the retained rows, like `search`. At most `count` of the newest are kept.
+ */
+export function changedSince(
+  buf: BufferLike & { readonly type?: string },
+  trimmed: number,
+  snap: Snapshot,
+  count: number,
+): { changed: { line: number; text: string }[]; total_lines: number; truncated: boolean } {
+  const total = contentRows(buf);
+  const snapEnd = snap.start + snap.hashes.length;
+  const until = Math.max(total, Math.min(buf.length, snapEnd - trimmed));
+  const changed: { line: number; text: string }[] = [];
+  for (let y = Math.max(0, snap.start - trimmed); y < until; y++) {
+    const abs = trimmed + y;
+    const text = rowText(buf, y);
+    if (abs >= snapEnd || hashRow(text) !== snap.hashes[abs - snap.start]) {
+      changed.push({ line: y + 1, text });
+    }
+  }
+  const truncated = changed.length > count;
+  return { changed: truncated ? changed.slice(-count) : changed, total_lines: total, truncated };
+}

@@ -73,6 +73,8 @@ export const methods = {
     lines: z.number().int().optional(),
     offset: z.number().int().min(0).optional(),
     fenced: z.boolean().optional(),
+    since: z.number().int().min(0).optional()
+      .describe("Return only lines added or changed since this output_generation"),
   }),
   "surface.search": z.strictObject({
     surface_id: SurfaceId,

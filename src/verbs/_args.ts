@@ -111,11 +111,11 @@ function checkPositionals(verb: string, positionals: PositionalSpec[], args: str
   const rest = positionals.some((p) => p.rest);
   if (args.length < required) {
     const missing = positionals[args.length].name;
-    throw new UsageError(`paneflow ${verb}: missing <${missing}>; see paneflow ${verb} --help`);
+    throw new UsageError(`Missing <${missing}> for paneflow ${verb}; see paneflow ${verb} --help`);
   }
   if (!rest && args.length > positionals.length) {
     throw new UsageError(
-      `paneflow ${verb}: unexpected argument "${args[positionals.length]}"; see paneflow ${verb} --help`,
+      `Unexpected argument "${args[positionals.length]}" for paneflow ${verb}; see paneflow ${verb} --help`,
     );
   }
 }

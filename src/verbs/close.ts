@@ -23,7 +23,7 @@ export default defineVerb({
       }
       if (args[0] === undefined) {
         const { UsageError } = await import("../errors.ts");
-        throw new UsageError("paneflow close: missing <target> (or --workspace <index>)");
+        throw new UsageError("Missing <target> (or --workspace <index>) for paneflow close");
       }
       const surface_id = await resolveOne(client, args[0]);
       printJson(await client.call("surface.close", { surface_id }));

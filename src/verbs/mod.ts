@@ -45,6 +45,12 @@ export const verbs: VerbEntry[] = [
   },
   { name: "status", summary: "Show a pane's agent state", load: () => lazy(import("./status.ts")) },
   { name: "ps", summary: "List detected agents across workspaces", load: () => lazy(import("./ps.ts")) },
+  {
+    name: "wait",
+    summary: "Block until panes match a pattern and/or go idle",
+    load: () => lazy(import("./wait.ts")),
+  },
+  { name: "watch", summary: "Stream events as JSON lines", load: () => lazy(import("./watch.ts")) },
   { name: "new", summary: "Create a workspace with one pane", load: () => lazy(import("./new.ts")) },
   { name: "select", summary: "Make a workspace active", load: () => lazy(import("./select.ts")) },
   { name: "split", summary: "Split a pane (h: right, v: below)", load: () => lazy(import("./split.ts")) },

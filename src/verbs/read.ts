@@ -15,6 +15,11 @@ export default defineVerb({
       description: "How many lines (default 200, clamped to 1..4000)",
     },
     offset: { type: "number", value: "<n>", description: "Skip this many lines back from the end" },
+    since: {
+      type: "number",
+      value: "<gen>",
+      description: "Only lines added or changed since this output_generation (from an earlier --json read)",
+    },
     raw: { type: "boolean", description: "Return the text without the untrusted-output fence" },
     fenced: { type: "boolean", description: "Fence the text even when ai_injection_fence is off" },
     json: { type: "boolean", description: "Print the whole result object" },
@@ -26,6 +31,7 @@ export default defineVerb({
       const params: Record<string, unknown> = { surface_id };
       if (opts.lines !== undefined) params.lines = opts.lines;
       if (opts.offset !== undefined) params.offset = opts.offset;
+      if (opts.since !== undefined) params.since = opts.since;
       if (opts.raw) params.fenced = false;
       else if (opts.fenced) params.fenced = true;
       const result = await client.call<{ text: string }>("surface.read", params);

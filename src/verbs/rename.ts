@@ -14,7 +14,7 @@ export default defineVerb({
       const name = opts.clear ? null : args[1];
       if (name === undefined) {
         const { UsageError } = await import("../errors.ts");
-        throw new UsageError("paneflow rename: missing <name> (or --clear)");
+        throw new UsageError("Missing <name> (or --clear) for paneflow rename");
       }
       printJson(await client.call("surface.rename", { surface_id, name }));
       return 0;

@@ -1,0 +1,244 @@
+import { Client } from "../client.ts";
+import { CliFailure, RpcError, UsageError } from "../errors.ts";
+import { listPanes, matchPanes, type PaneInfo } from "../selector.ts";
+import { ExitCode } from "../spec/codes.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+/** Lines scanned for `--pattern` (SPEC §3). */
+const SCAN_LINES = 500;
+/** Poll interval when no event arrives (SPEC §3). */
+const POLL_MS = 500;
+/** Quiet time that counts as idle for a pane without a tracked agent. */
+export const DEFAULT_SETTLE_MS = 1500;
+/** Agent states that mean "still working". */
+const WORKING = new Set(["thinking", "stalled"]);
+/** Agent states that say nothing about work; output quiescence decides. */
+const UNKNOWN = new Set(["unknown_running"]);
+
+interface Watch {
+  pane: PaneInfo;
+  match: { line: number; text: string } | null;
+  idle: boolean;
+  lastChangeAt: number;
+  generation: number;
+  checkedGeneration: number;
+  agent: boolean;
+  done: boolean;
+  exit: { exit_code: number } | null;
+}
+
+export default defineVerb({
+  name: "wait",
+  summary: "Block until panes show a pattern, go idle, or both",
+  usage: "paneflow wait --match <sel> (--pattern <regex> | --idle) [--any|--all] [--timeout <secs>]",
+  details: [
+    "--pattern scans the newest 500 lines on each output change (and every 500 ms).",
+    "--idle waits until the pane's agent is no longer working; for a pane without a",
+    `tracked agent, until its output has been quiet for --settle ms (default ${DEFAULT_SETTLE_MS}).`,
+    "Both together need both. A selector matching several panes needs --any or --all.",
+    "Exit 4 on timeout, 1 if a pane exits first, 3 if the selector matches nothing.",
+  ].join("\n"),
+  options: {
+    match: { type: "string", short: "m", value: "<sel>", description: "Panes to wait on (selector)" },
+    pattern: {
+      type: "string",
+      short: "p",
+      value: "<regex>",
+      description: "JavaScript regex, tested per line",
+    },
+    idle: { type: "boolean", description: "Wait until the pane is no longer working" },
+    any: { type: "boolean", description: "Done when any matched pane is done" },
+    all: { type: "boolean", description: "Done when every matched pane is done" },
+    timeout: { type: "number", short: "t", value: "<secs>", description: "Give up after this long (exit 4)" },
+    settle: {
+      type: "number",
+      value: "<ms>",
+      description: `Quiet time that counts as idle (default ${DEFAULT_SETTLE_MS})`,
+    },
+    json: { type: "boolean", description: "Print the result as JSON" },
+  },
+  positionals: [],
+  async run({ opts }) {
+    if (!opts.match) throw new UsageError("Missing --match <sel> for paneflow wait");
+    if (!opts.pattern && !opts.idle) {
+      throw new UsageError("Nothing to wait for: give --pattern <regex>, --idle, or both");
+    }
+    if (opts.any && opts.all) throw new UsageError("Options --any and --all exclude each other");
+    if (opts.timeout !== undefined && opts.timeout <= 0) {
+      throw new UsageError("Option --timeout must be a positive number of seconds");
+    }
+    let regex: RegExp | null = null;
+    if (opts.pattern !== undefined) {
+      try {
+        regex = new RegExp(opts.pattern);
+      } catch (e) {
+        throw new UsageError(`Invalid --pattern: ${(e as Error).message}`);
+      }
+    }
+    const settle = opts.settle ?? DEFAULT_SETTLE_MS;
+    const started = Date.now();
+    const deadline = opts.timeout === undefined ? Infinity : started + opts.timeout * 1000;
+
+    const client = await Client.connect();
+    const events = await Client.connect();
+    try {
+      const panes = matchPanes(opts.match, await listPanes(client));
+      if (panes.length === 0) throw new CliFailure(`No pane matches "${opts.match}"`, ExitCode.NotFound);
+      if (panes.length > 1 && !opts.any && !opts.all) {
+        const list = panes.map((p) => `${p.surface_id}${p.name ? ` (${p.name})` : ""}`).join(", ");
+        throw new CliFailure(
+          `Selector "${opts.match}" matches ${panes.length} panes (${list}); add --any or --all`,
+          ExitCode.NotFound,
+        );
+      }
+      // Subscribe before checking current state so nothing slips through the gap.
+      await events.send("events.subscribe", { surfaces: panes.map((p) => p.surface_id) });
+      const ack = await events.readLine();
+      if (ack === null) throw new CliFailure("The host closed the connection");
+      const parsedAck = JSON.parse(ack);
+      if (parsedAck.error) throw new RpcError(parsedAck.error.code, parsedAck.error.message);
+
+      const watches = new Map<number, Watch>();
+      for (const pane of panes) {
+        watches.set(pane.surface_id, {
+          pane,
+          match: null,
+          idle: false,
+          lastChangeAt: Date.now(),
+          generation: -1,
+          checkedGeneration: -2,
+          agent: false,
+          done: false,
+          exit: null,
+        });
+      }
+
+      const check = async (w: Watch) => {
+        if (w.done) return;
+        const id = w.pane.surface_id;
+        if (opts.idle) {
+          const status = await client.call<{
+            state: string;
+            tool: string | null;
+            idle_ms: number;
+            output_generation: number;
+          }>("surface.status", { surface_id: id });
+          w.lastChangeAt = Date.now() - status.idle_ms;
+          w.agent = status.tool !== null && !UNKNOWN.has(status.state);
+          w.idle = w.agent ? !WORKING.has(status.state) : status.idle_ms >= settle;
+        }
+        if (regex && w.checkedGeneration !== w.generation) {
+          const r = await client.call<{ text: string; total_lines: number; output_generation: number }>(
+            "surface.read",
+            { surface_id: id, lines: SCAN_LINES, fenced: false },
+          );
+          w.generation = r.output_generation;
+          w.checkedGeneration = r.output_generation;
+          const lines = r.text.split("\n");
+          w.match = null;
+          for (let i = lines.length - 1; i >= 0; i--) {
+            regex.lastIndex = 0;
+            if (regex.test(lines[i])) {
+              w.match = { line: r.total_lines - lines.length + i + 1, text: lines[i] };
+              break;
+            }
+          }
+        } else if (!regex) {
+          w.checkedGeneration = w.generation;
+        }
+        w.done = (!regex || w.match !== null) && (!opts.idle || w.idle);
+      };
+
+      const finished = () => {
+        const all = [...watches.values()];
+        return opts.all ? all.every((w) => w.done) : all.some((w) => w.done);
+      };
+
+      for (const w of watches.values()) await check(w);
+      while (!finished()) {
+        const now = Date.now();
+        if (now >= deadline) {
+          const what = [regex ? `pattern /${opts.pattern}/` : "", opts.idle ? "idle" : ""]
+            .filter(Boolean).join(" and ");
+          throw new CliFailure(
+            `Timed out after ${opts.timeout}s waiting for ${what} on ${opts.match}`,
+            ExitCode.Timeout,
+          );
+        }
+        // Wake at the next poll, or when a quiet pane would reach the settle time.
+        let wake = Math.min(POLL_MS, deadline - now);
+        for (const w of watches.values()) {
+          if (opts.idle && !w.done && !w.agent) {
+            wake = Math.min(wake, Math.max(1, w.lastChangeAt + settle - now));
+          }
+        }
+        const line = await readWithTimeout(events, wake);
+        if (line === null) throw new CliFailure("The host went away while waiting");
+        if (line !== undefined) {
+          const ev = JSON.parse(line) as { type: string; surface_id?: number; exit_code?: number };
+          const w = ev.surface_id === undefined ? undefined : watches.get(ev.surface_id);
+          if (ev.type === "dropped") {
+            for (const x of watches.values()) x.checkedGeneration = -1;
+          }
+          if (w && ev.type === "surface_changed") {
+            w.lastChangeAt = Date.now();
+            w.generation = (ev as { output_generation?: number }).output_generation ?? w.generation;
+          }
+          if (w && (ev.type === "surface_exited" || ev.type === "surface_closed")) {
+            w.checkedGeneration = -1;
+            w.idle = true;
+            await check(w).catch(() => {});
+            if (!w.done) {
+              const how = ev.type === "surface_closed" ? "was closed" : `exited (exit code ${ev.exit_code})`;
+              throw new CliFailure(`Pane ${w.pane.surface_id} ${how} before the wait was satisfied`);
+            }
+            continue;
+          }
+          if (w) await check(w);
+          continue;
+        }
+        for (const w of watches.values()) {
+          w.checkedGeneration = -1;
+          await check(w);
+        }
+      }
+
+      const done = [...watches.values()].filter((w) => w.done);
+      if (opts.json) {
+        printJson({
+          matched: done.map((w) => ({
+            surface_id: w.pane.surface_id,
+            name: w.pane.name,
+            line: w.match?.line ?? null,
+            text: w.match?.text ?? null,
+            idle: opts.idle ? w.idle : null,
+          })),
+          elapsed_ms: Date.now() - started,
+        });
+      } else {
+        for (const w of done) {
+          const who = `${w.pane.surface_id}${w.pane.name ? ` (${w.pane.name})` : ""}`;
+          console.log(w.match ? `${who}: line ${w.match.line}: ${w.match.text}` : `${who}: idle`);
+        }
+      }
+      return 0;
+    } finally {
+      client.close();
+      events.close();
+    }
+  },
+});
+
+/** The next event line, undefined after `ms`, null if the host went away. */
+async function readWithTimeout(c: Client, ms: number): Promise<string | null | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)));
+  const pending = pendingLines.get(c) ?? c.readLine();
+  const result = await Promise.race([pending, timeout]);
+  clearTimeout(timer);
+  if (result === undefined) pendingLines.set(c, pending);
+  else pendingLines.delete(c);
+  return result;
+}
+
+const pendingLines = new WeakMap<Client, Promise<string | null>>();

@@ -1,0 +1,50 @@
+import { Client } from "../client.ts";
+import { CliFailure, RpcError } from "../errors.ts";
+import { resolveMany } from "../selector.ts";
+import { defineVerb } from "./_verb.ts";
+
+export default defineVerb({
+  name: "watch",
+  summary: "Stream lifecycle and surface events as JSON lines until Ctrl-C",
+  usage: "paneflow watch [--surface <sel>]... [--type <event>]...",
+  details: [
+    'The first line is the ack {"type":"subscribed","id":1}. Types: ai.session_start,',
+    "ai.prompt_submit, ai.tool_use, ai.notification, ai.stop, ai.exit, ai.session_end,",
+    "surface_changed, surface_created, surface_exited, surface_closed, workspace_created,",
+    "workspace_closed; heartbeat and dropped frames always pass. Exits 1 when the host goes away.",
+  ].join("\n"),
+  options: {
+    surface: { type: "string", multiple: true, value: "<sel>", description: "Only events of these panes" },
+    type: { type: "string", multiple: true, value: "<event>", description: "Only these event types" },
+  },
+  positionals: [],
+  async run({ opts }) {
+    const client = await Client.connect();
+    try {
+      const params: Record<string, unknown> = {};
+      if (opts.surface.length) {
+        const ids = new Set<number>();
+        for (const sel of opts.surface) {
+          for (const p of await resolveMany(client, sel)) ids.add(p.surface_id);
+        }
+        params.surfaces = [...ids];
+      }
+      if (opts.type.length) params.types = opts.type;
+      await client.send("events.subscribe", params);
+      const first = await client.readLine();
+      if (first === null) throw new CliFailure("The host closed the connection");
+      const ack = JSON.parse(first);
+      if (ack.error) throw new RpcError(ack.error.code, ack.error.message, ack.error.data);
+      const out = Deno.stdout;
+      const enc = new TextEncoder();
+      out.writeSync(enc.encode(first + "\n"));
+      while (true) {
+        const line = await client.readLine();
+        if (line === null) throw new CliFailure("The host went away");
+        out.writeSync(enc.encode(line + "\n"));
+      }
+    } finally {
+      client.close();
+    }
+  },
+});
