@@ -53,7 +53,7 @@ export async function startDetached(path: string = socketPath()): Promise<string
     tail = (await Deno.readTextFile(log)).trim().split("\n").slice(-1)[0] ?? "";
   } catch { /* no log */ }
   throw new CliFailure(
-    `Could not start a host on ${path}${tail ? `: ${tail.replace(/^paneflow: /, "")}` : ""}`,
+    `Could not start a host on ${path}${tail ? `: ${tail.replace(/^(\S+ )?paneflow: /, "")}` : ""}`,
   );
 }
 

@@ -1,3 +1,4 @@
+import { CliFailure } from "../errors.ts";
 import { socketPath } from "../paths.ts";
 import { defineVerb } from "./_verb.ts";
 
@@ -33,7 +34,16 @@ export default defineVerb({
       const enc = new TextEncoder();
       log = (line) => file.writeSync(enc.encode(`${new Date().toISOString()} paneflow: ${line}\n`));
     }
-    const host = await startHost({ socketPath: path, signals: true, log });
+    let host;
+    try {
+      host = await startHost({ socketPath: path, signals: true, log });
+    } catch (e) {
+      // A bad config, a live host on the path, a path too long: the user's to fix,
+      // not an internal error. The log line lets `serve --detach` report it.
+      const message = (e as Error).message.split("\n")[0];
+      log?.(message);
+      throw new CliFailure(message);
+    }
     await host.done;
     return 0;
   },

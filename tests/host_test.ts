@@ -1,0 +1,389 @@
+/**
+ * `paneflow serve`: claiming the socket, modes, stale sockets, config
+ * errors, `--detach`, autostart, and clean shutdown on SIGTERM/SIGINT.
+ */
+import assert from "node:assert/strict";
+import { rawExchange, ROOT, runCli, waitUntil, withHost } from "./_harness.ts";
+
+const MAIN = `${ROOT}main.ts`;
+const CONFIG = `${ROOT}deno.json`;
+
+/** The environment a host or CLI gets in these tests. */
+function baseEnv(socket: string, config: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/tmp",
+    SHELL: "/bin/sh",
+    PANEFLOW_SOCKET_PATH: socket,
+    PANEFLOW_CONFIG: config,
+    PANEFLOW_IPC_SCRIPTING: "1",
+    ...extra,
+  };
+}
+
+/** A `paneflow serve` child we control (signals, exit status, stderr). */
+interface Served {
+  child: Deno.ChildProcess;
+  stderr(): string;
+  /** Resolves with the exit code once the host has exited and its output is drained. */
+  exited: Promise<number>;
+}
+
+function spawnServe(env: Record<string, string>): Served {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "serve"],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const dec = new TextDecoder();
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s) text += dec.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  const exited = child.status.then(async (s) => {
+    await drained;
+    return s.code;
+  });
+  return { child, stderr: () => text, exited };
+}
+
+async function ping(socket: string): Promise<boolean> {
+  try {
+    const lines = await rawExchange(
+      socket,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "system.ping", params: {} }) + "\n",
+      { timeoutMs: 2000 },
+    );
+    return lines.length > 0 && JSON.parse(lines[0]).result?.pong === true;
+  } catch {
+    return false;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `fn` with a fresh temp dir that is removed afterwards. */
+async function withTempDir(fn: (dir: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "pfh-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Stops a served host with SIGTERM if it is still running and waits for it. */
+async function stopServed(s: Served) {
+  try {
+    s.child.kill("SIGTERM");
+  } catch { /* already gone */ }
+  await s.exited;
+}
+
+Deno.test("serve: a second host on a live socket is refused and the first keeps serving", async () => {
+  await withHost({}, async (host) => {
+    const r = await runCli(["serve"], host.env);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, /already running/);
+    assert.ok(r.stderr.includes(host.socket), r.stderr);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.ok(await ping(host.socket), "the first host still answers");
+    assert.ok(await exists(host.socket), "the socket file was left alone");
+  });
+});
+
+Deno.test("serve: makes the socket directory 0700 and the socket 0600, and fixes a lax paneflow dir", async () => {
+  await withTempDir(async (dir) => {
+    // A directory that does not exist yet: the host creates it 0700.
+    const socket = `${dir}/run/paneflow/p.sock`;
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    const s = spawnServe(baseEnv(socket, config));
+    try {
+      await waitUntil("the host to answer", () => ping(socket));
+      assert.equal((await Deno.stat(`${dir}/run/paneflow`)).mode! & 0o777, 0o700);
+      const info = await Deno.lstat(socket);
+      assert.ok(info.isSocket, "the path is a socket");
+      assert.equal(info.mode! & 0o777, 0o600);
+    } finally {
+      await stopServed(s);
+    }
+
+    // An existing "paneflow" directory with a lax mode is tightened to 0700.
+    const lax = `${dir}/lax/paneflow`;
+    await Deno.mkdir(lax, { recursive: true });
+    await Deno.chmod(lax, 0o755);
+    const s2 = spawnServe(baseEnv(`${lax}/p.sock`, config));
+    try {
+      await waitUntil("the host to answer", () => ping(`${lax}/p.sock`));
+      assert.equal((await Deno.stat(lax)).mode! & 0o777, 0o700);
+    } finally {
+      await stopServed(s2);
+    }
+  });
+});
+
+Deno.test("serve: takes over a stale socket left by a killed host", async () => {
+  await withTempDir(async (dir) => {
+    const socket = `${dir}/s.sock`;
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    const env = baseEnv(socket, config);
+    const first = spawnServe(env);
+    await waitUntil("the first host to answer", () => ping(socket));
+    first.child.kill("SIGKILL");
+    await first.exited;
+    assert.ok(await exists(socket), "SIGKILL leaves the socket file behind");
+    assert.equal(await ping(socket), false, "nobody listens on the stale socket");
+
+    const second = spawnServe(env);
+    try {
+      await waitUntil("the second host to answer on the stale path", () => ping(socket));
+      assert.match(second.stderr(), /listening on/);
+    } finally {
+      await stopServed(second);
+    }
+  });
+});
+
+Deno.test("serve: takes over a socket file nobody listens on", async () => {
+  await withTempDir(async (dir) => {
+    const socket = `${dir}/s.sock`;
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    // Bind a socket and exit without unlinking it: a leftover with no listener.
+    const py = await new Deno.Command("python3", {
+      args: ["-c", "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])", socket],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(py.code, 0, new TextDecoder().decode(py.stderr));
+    assert.ok((await Deno.lstat(socket)).isSocket);
+    const s = spawnServe(baseEnv(socket, config));
+    try {
+      await waitUntil("the host to answer", () => ping(socket));
+    } finally {
+      await stopServed(s);
+    }
+  });
+});
+
+Deno.test("serve: SIGTERM gives every pane SIGHUP, removes the socket and exits 0", async () => {
+  await withTempDir(async (dir) => {
+    const socket = `${dir}/s.sock`;
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    const env = baseEnv(socket, config);
+    const s = spawnServe(env);
+    try {
+      await waitUntil("the host to answer", () => ping(socket));
+      // `wait` is interruptible by a trapped signal; a foreground `sleep` is not.
+      const hupA = `${dir}/hup-a`;
+      const hupB = `${dir}/hup-b`;
+      const trap = (file: string) =>
+        `trap 'echo got-hup > ${file}; exit 0' HUP; echo armed; sleep 100 & wait`;
+      for (const [name, file] of [["a", hupA], ["b", hupB]]) {
+        const r = await runCli(["new", "--pane-name", name, "-c", trap(file)], env);
+        assert.equal(r.code, 0, r.stderr);
+      }
+      for (const name of ["a", "b"]) {
+        await waitUntil(`pane ${name} to arm its trap`, async () => {
+          const r = await runCli(["read", name, "--raw"], env);
+          return r.stdout.includes("armed");
+        });
+      }
+      s.child.kill("SIGTERM");
+      const code = await s.exited;
+      assert.equal(code, 0, s.stderr());
+      assert.match(s.stderr(), /shutting down/);
+      assert.equal(await exists(socket), false, "the socket file is removed");
+      for (const file of [hupA, hupB]) {
+        const text = await waitUntil(`${file} to be written by the HUP trap`, async () => {
+          try {
+            return await Deno.readTextFile(file);
+          } catch {
+            return false;
+          }
+        }, { timeoutMs: 5000 });
+        assert.equal(text.trim(), "got-hup");
+      }
+    } finally {
+      await stopServed(s);
+    }
+  });
+});
+
+Deno.test("serve: SIGINT also shuts down cleanly", async () => {
+  await withTempDir(async (dir) => {
+    const socket = `${dir}/s.sock`;
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    const s = spawnServe(baseEnv(socket, config));
+    try {
+      await waitUntil("the host to answer", () => ping(socket));
+      s.child.kill("SIGINT");
+      assert.equal(await s.exited, 0, s.stderr());
+      assert.equal(await exists(socket), false);
+    } finally {
+      await stopServed(s);
+    }
+  });
+});
+
+Deno.test("serve --detach returns once the socket answers and prints its path", async () => {
+  await withTempDir(async (dir) => {
+    const socket = `${dir}/d/s.sock`;
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    const env = baseEnv(socket, config);
+    const r = await runCli(["serve", "--detach"], env);
+    let pid: number | undefined;
+    try {
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.trim(), socket);
+      assert.equal(r.stderr, "");
+      // No polling: it must answer the moment --detach has returned.
+      assert.ok(await ping(socket), "the detached host answers right away");
+      const id = await rawExchange(
+        socket,
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "system.identify" }) + "\n",
+      );
+      const identity = JSON.parse(id[0]).result;
+      assert.equal(identity.name, "paneflow");
+      assert.equal(typeof identity.version, "string");
+      assert.equal(typeof identity.protocol, "number");
+      pid = identity.pid;
+      assert.notEqual(pid, undefined);
+      // A second --detach finds the live host and is refused... or reuses it; it must not start another.
+      const again = await runCli(["serve", "--detach"], env);
+      assert.ok(await ping(socket));
+      const id2 = JSON.parse(
+        (await rawExchange(
+          socket,
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "system.identify" }) + "\n",
+        ))[0],
+      ).result;
+      assert.equal(id2.pid, pid, `still the same host (second --detach: ${again.code} ${again.stderr})`);
+    } finally {
+      if (pid) {
+        Deno.kill(pid, "SIGTERM");
+        await waitUntil("the detached host to remove its socket", async () => !(await exists(socket)));
+      }
+    }
+  });
+});
+
+Deno.test("new starts a detached host when none answers; --no-autostart and read verbs do not", async () => {
+  await withTempDir(async (dir) => {
+    const socket = `${dir}/auto/s.sock`;
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    const env = baseEnv(socket, config);
+
+    const ls = await runCli(["ls"], env);
+    assert.equal(ls.code, 1);
+    assert.match(ls.stderr, /paneflow serve --detach/);
+    const noAuto = await runCli(["new", "--no-autostart", "-c", "true"], env);
+    assert.equal(noAuto.code, 1);
+    assert.match(noAuto.stderr, /paneflow serve --detach/);
+    assert.equal(await exists(socket), false, "neither started a host");
+
+    const r = await runCli(["new", "--pane-name", "auto", "-c", "echo autostarted; sleep 100"], env);
+    let pid: number | undefined;
+    try {
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).surface_id, 1);
+      const identity = JSON.parse(
+        (await rawExchange(
+          socket,
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "system.identify" }) + "\n",
+        ))[0],
+      ).result;
+      pid = identity.pid;
+      await waitUntil("the autostarted pane's output", async () => {
+        const out = await runCli(["read", "auto", "--raw"], env);
+        return out.stdout.includes("autostarted");
+      });
+    } finally {
+      if (pid) {
+        Deno.kill(pid, "SIGTERM");
+        await waitUntil("the autostarted host to remove its socket", async () => !(await exists(socket)));
+      }
+    }
+  });
+});
+
+Deno.test("config: an unknown key stops the host with a message naming the key and the file", async () => {
+  await withTempDir(async (dir) => {
+    const socket = `${dir}/s.sock`;
+    const cases: [string, RegExp][] = [
+      [`{\n  // a comment\n  "ai_unrestricted": false,\n  "bogus_key": 1\n}`, /"bogus_key"/],
+      [`{"terminal": {"colz": 80}}`, /"terminal\.colz"/],
+    ];
+    for (const [text, key] of cases) {
+      const config = `${dir}/config.jsonc`;
+      await Deno.writeTextFile(config, text);
+      const r = await runCli(["serve"], baseEnv(socket, config));
+      assert.equal(r.code, 1, `exit code for ${text}`);
+      assert.match(r.stderr, key);
+      assert.ok(r.stderr.includes(config), `names the file: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+      assert.doesNotMatch(r.stderr, /Internal error/, "a config error is the user's, not an internal one");
+      assert.equal(await exists(socket), false, "no socket was created");
+
+      // serve --detach reports the same reason instead of a bare "could not start".
+      const d = await runCli(["serve", "--detach"], baseEnv(socket, config));
+      assert.equal(d.code, 1);
+      assert.match(d.stderr, key);
+      assert.ok(d.stderr.includes(config), `names the file: ${d.stderr}`);
+      assert.equal(d.stderr.trim().split("\n").length, 1, d.stderr);
+    }
+
+    // A wrong type names the key too; a JSON syntax error names the file and position.
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, `{"submit_paste_delay_ms": "fast"}`);
+    let r = await runCli(["serve"], baseEnv(socket, config));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /submit_paste_delay_ms/);
+    assert.ok(r.stderr.includes(config));
+    await Deno.writeTextFile(config, `{"ai_unrestricted": tru}`);
+    r = await runCli(["serve"], baseEnv(socket, config));
+    assert.equal(r.code, 1);
+    assert.ok(r.stderr.includes(config), r.stderr);
+  });
+});
+
+Deno.test("config: JSONC with comments and trailing commas is accepted and its settings apply", async () => {
+  const config = `{
+    // comments are allowed
+    "ai_unrestricted": false,
+    /* block comment */
+    "terminal": { "cols": 120, "rows": 30, "env": { "FROM_CONFIG": "yes" }, },
+  }`;
+  await withHost({ config }, async (host) => {
+    const ws = await host.json<{ cols: number; rows: number; surface_id: number }>([
+      "new",
+      "-c",
+      "stty size; echo env=$FROM_CONFIG; sleep 100",
+    ]);
+    assert.equal(ws.cols, 120);
+    assert.equal(ws.rows, 30);
+    await waitUntil("stty size and the env from the config", async () => {
+      const r = await host.cli(["read", String(ws.surface_id), "--raw"]);
+      return r.stdout.includes("30 120") && r.stdout.includes("env=yes");
+    });
+  });
+});
