@@ -293,7 +293,16 @@ export async function call(ctx: HostContext, method: string, params: unknown): P
   if (gate && !gateOpen(ctx, gate)) {
     throw new RpcError(ErrorCode.MethodNotFound, gateMessage(m, gate), { reason: ErrorReason.Gated });
   }
-  const parsed = methods[m].safeParse(Array.isArray(params) ? undefined : params);
+  let parsed;
+  try {
+    parsed = methods[m].safeParse(Array.isArray(params) ? undefined : params);
+  } catch (e) {
+    // A recursive schema (a layout tree) on absurdly nested input overflows the stack.
+    if (e instanceof RangeError) {
+      throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${m}: params are nested too deeply`);
+    }
+    throw e;
+  }
   if (!parsed.success) {
     throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${m}: ${describeZodError(parsed.error)}`);
   }
