@@ -341,13 +341,14 @@ export class Registry {
         s.title = ev.title;
         break;
       case "exit":
-        s.exit = { exit_code: ev.exit_code, signal: ev.signal };
+        // Killed by a signal: report it the way a shell's $? does (128 + n), never 0.
+        s.exit = { exit_code: ev.signal ? 128 + ev.signal : ev.exit_code, signal: ev.signal };
         s.markExited();
         this._bus.publish({
           type: "surface_exited",
           surface_id: s.id,
           workspace: this.indexOf(s.workspace),
-          exit_code: ev.exit_code,
+          exit_code: s.exit.exit_code,
           signal: ev.signal,
         });
         break;
@@ -372,6 +373,7 @@ export class Registry {
       output_generation: s.generation,
       exited: s.exit !== null,
       exit_code: s.exit?.exit_code ?? null,
+      exit_signal: s.exit?.signal || null,
     };
   }
 
