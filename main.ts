@@ -41,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
     const verb = (await entry.load()).default;
     return await runVerb(verb, rest);
   } catch (err) {
+    // The agents' hook never fails: a stopped host must not break an agent.
+    if (entry.name === "ai-hook") return ExitCode.Ok;
     const { message, exitCode } = describeError(err);
     console.error(`paneflow: ${message}`);
     return exitCode;

@@ -113,6 +113,12 @@ export class Subscription {
 /** The host's event bus. */
 export class EventBus {
   #subs: Subscription[] = [];
+  #taps: ((ev: BusEvent) => void)[] = [];
+
+  /** Calls `fn` synchronously for every event: for in-host consumers such as the agent tracker. */
+  tap(fn: (ev: BusEvent) => void): void {
+    this.#taps.push(fn);
+  }
 
   /** Adds a subscriber; it sees events published from now on. */
   subscribe(filter: Filter = {}): Subscription {
@@ -132,6 +138,7 @@ export class EventBus {
   publish(ev: BusEvent): void {
     const ts = ev.ts ?? Date.now();
     const full = { ...ev, ts };
+    for (const fn of this.#taps) fn(full);
     for (const sub of this.#subs) {
       if (sub.wants(full)) sub.push(full);
     }

@@ -10,6 +10,7 @@ import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "./bus.ts";
 import { PanePool } from "./pane_pool.ts";
+import { AgentTracker } from "./agents.ts";
 import { Registry } from "./registry.ts";
 import type { HostContext } from "./rpc.ts";
 import { serveConnection, writeJson } from "./socket.ts";
@@ -86,6 +87,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   let registry: Registry;
   const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev));
   registry = new Registry(config, pool, bus, opts.socketPath);
+  const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
 
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
   await Deno.chmod(opts.socketPath, 0o600);
@@ -101,6 +103,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       try {
         listener.close();
       } catch { /* closed */ }
+      agents.dispose();
       await registry.closeAll().catch(() => {});
       pool.terminate();
       for (const c of connections) {
@@ -127,6 +130,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     config,
     registry,
     pool,
+    agents,
     scripting: Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1",
     startedAt: Date.now(),
     socketPath: opts.socketPath,

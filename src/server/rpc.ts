@@ -11,6 +11,7 @@ import { describeZodError, gatedMethods, type Method, methods, type Params } fro
 import { RpcError } from "../errors.ts";
 import { fence } from "./fence.ts";
 import { keyBytes } from "./keys.ts";
+import type { AgentTracker, HookFrame } from "./agents.ts";
 import type { PanePool } from "./pane_pool.ts";
 import type { Registry, Surface } from "./registry.ts";
 
@@ -24,6 +25,7 @@ export interface HostContext {
   config: Config;
   registry: Registry;
   pool: PanePool;
+  agents: AgentTracker;
   /** The host's own environment enables `key` and `send`. */
   scripting: boolean;
   startedAt: number;
@@ -66,6 +68,12 @@ export function submitDelayMs(base: number, bytes: number): number {
 /** Strips the paste terminator from a payload so it cannot end the paste early. */
 export function stripPasteEnd(text: string): string {
   return text.replaceAll("\x1b[201~", "");
+}
+
+function hook(ctx: HostContext, method: string, frame: HookFrame) {
+  const s = ctx.registry.surface(frame.surface_id);
+  ctx.agents.hook(method, frame);
+  return ctx.agents.status(s);
 }
 
 const handlers: Handlers = {
@@ -168,25 +176,8 @@ const handlers: Handlers = {
     registry.focus(s);
     return registry.describe(s);
   },
-  "surface.status": ({ registry }, p) => {
-    const s = registry.surface(p.surface_id);
-    return {
-      surface_id: s.id,
-      surface_name: s.name,
-      workspace: registry.indexOf(s.workspace),
-      pid: null,
-      tool: null,
-      state: "idle",
-      hooked: false,
-      reason: s.exit ? "exited" : "no_agent",
-      active_tool_name: null,
-      message: null,
-      last_result: null,
-      waiting_ms: 0,
-      idle_ms: Date.now() - s.lastOutputAt,
-      output_generation: s.generation,
-    };
-  },
+  "surface.status": ({ registry, agents }, p) => agents.status(registry.surface(p.surface_id)),
+  "surface.explain": ({ registry, agents }, p) => agents.explain(registry.surface(p.surface_id)),
   "surface.close": async ({ registry }, p) => {
     const s = registry.surface(p.surface_id);
     await registry.closeSurface(s);
@@ -237,7 +228,14 @@ const handlers: Handlers = {
     });
     return registry.describe(s);
   },
-  "fleet.list": () => ({ agents: [] }),
+  "fleet.list": ({ agents }) => ({ agents: agents.fleet() }),
+  "ai.session_start": (ctx, p) => hook(ctx, "ai.session_start", p),
+  "ai.prompt_submit": (ctx, p) => hook(ctx, "ai.prompt_submit", p),
+  "ai.tool_use": (ctx, p) => hook(ctx, "ai.tool_use", p),
+  "ai.notification": (ctx, p) => hook(ctx, "ai.notification", p),
+  "ai.stop": (ctx, p) => hook(ctx, "ai.stop", p),
+  "ai.exit": (ctx, p) => hook(ctx, "ai.exit", p),
+  "ai.session_end": (ctx, p) => hook(ctx, "ai.session_end", p),
 };
 
 /** A validated request, ready to run. */

@@ -35,6 +35,25 @@ export const LayoutTree: z.ZodType<LayoutTree> = z.lazy(() =>
 
 const Empty = z.strictObject({});
 
+const HookText = z.string().max(64 * 1024);
+
+/** Params of the `ai.*` lifecycle frames that `paneflow ai-hook` posts. */
+export const AiFrame = z.strictObject({
+  surface_id: SurfaceId,
+  tool: z.string().max(64).optional(),
+  event: z.string().max(64).optional(),
+  pid: z.number().int().positive().optional(),
+  session_id: z.string().max(256).optional(),
+  prompt: HookText.optional(),
+  tool_name: z.string().max(256).optional(),
+  phase: z.enum(["pre", "post"]).optional(),
+  message: HookText.optional(),
+  notification_type: z.string().max(64).optional(),
+  last_result: HookText.optional(),
+  error_type: z.string().max(256).optional(),
+  exit_code: z.number().int().optional(),
+});
+
 /** Fields a new pane can be given (split, workspace.create, workspace.up). */
 export const PaneFields = {
   cwd: z.string().optional(),
@@ -98,7 +117,15 @@ export const methods = {
     managed_worktree: z.string().optional(),
     ...PaneFields,
   }),
+  "surface.explain": z.strictObject({ surface_id: SurfaceId }),
   "fleet.list": Empty,
+  "ai.session_start": AiFrame,
+  "ai.prompt_submit": AiFrame,
+  "ai.tool_use": AiFrame,
+  "ai.notification": AiFrame,
+  "ai.stop": AiFrame,
+  "ai.exit": AiFrame,
+  "ai.session_end": AiFrame,
 } as const;
 
 /** A method name. */
@@ -143,6 +170,7 @@ export const EVENT_TYPES = [
   "ai.stop",
   "ai.exit",
   "ai.session_end",
+  "agent_state",
   "surface_changed",
   "surface_created",
   "surface_exited",

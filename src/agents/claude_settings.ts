@@ -1,0 +1,106 @@
+/**
+ * paneflow's entries in Claude Code's `settings.json` hooks: add, find and
+ * remove only ours (tagged with {@link MARKER}), leaving the user's own hooks
+ * untouched. Pure functions over parsed JSON; `hooks.ts` does the file I/O.
+ *
+ * @module
+ */
+
+/** Tag at the end of every command we install (a shell comment). */
+export const MARKER = "# paneflow-managed";
+
+/** The Claude Code hook events paneflow listens to. */
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PermissionRequest",
+  "Notification",
+  "Stop",
+  "StopFailure",
+  "SessionEnd",
+] as const;
+
+type Json = Record<string, unknown>;
+interface HookEntry {
+  type?: string;
+  command?: string;
+  [k: string]: unknown;
+}
+interface HookGroup {
+  matcher?: string;
+  hooks?: HookEntry[];
+  [k: string]: unknown;
+}
+
+function isOurs(h: HookEntry): boolean {
+  return typeof h.command === "string" && h.command.includes(MARKER);
+}
+
+function groupsOf(settings: Json, event: string): HookGroup[] {
+  const hooks = settings.hooks;
+  if (!hooks || typeof hooks !== "object") return [];
+  const groups = (hooks as Json)[event];
+  return Array.isArray(groups) ? groups as HookGroup[] : [];
+}
+
+/** Which events have our hook installed, and with which command. */
+export function hookStatus(settings: Json): { event: string; command: string | null }[] {
+  return HOOK_EVENTS.map((event) => {
+    for (const g of groupsOf(settings, event)) {
+      const ours = (g.hooks ?? []).find(isOurs);
+      if (ours) return { event, command: ours.command! };
+    }
+    return { event, command: null };
+  });
+}
+
+/** Settings without any of our entries. */
+export function removeHooks(settings: Json): { settings: Json; changed: boolean } {
+  const next = structuredClone(settings);
+  const hooks = next.hooks;
+  if (!hooks || typeof hooks !== "object" || Array.isArray(hooks)) return { settings: next, changed: false };
+  let changed = false;
+  for (const [event, groups] of Object.entries(hooks as Json)) {
+    if (!Array.isArray(groups)) continue;
+    const kept: HookGroup[] = [];
+    for (const g of groups as HookGroup[]) {
+      if (!Array.isArray(g?.hooks)) {
+        kept.push(g);
+        continue;
+      }
+      const rest = g.hooks.filter((h) => !isOurs(h));
+      if (rest.length !== g.hooks.length) changed = true;
+      if (rest.length) kept.push({ ...g, hooks: rest });
+    }
+    if (kept.length) (hooks as Json)[event] = kept;
+    else delete (hooks as Json)[event];
+  }
+  if (Object.keys(hooks as Json).length === 0) delete next.hooks;
+  return { settings: next, changed };
+}
+
+/** Settings with our hook on every event; `command(event)` is the command without the marker. */
+export function installHooks(
+  settings: Json,
+  command: (event: string) => string,
+): { settings: Json; changed: boolean } {
+  const current = hookStatus(settings);
+  const wanted = HOOK_EVENTS.map((e) => `${command(e)} ${MARKER}`);
+  if (current.every((c, i) => c.command === wanted[i])) {
+    return { settings: structuredClone(settings), changed: false };
+  }
+  const { settings: next } = removeHooks(settings);
+  if (next.hooks !== undefined && (typeof next.hooks !== "object" || Array.isArray(next.hooks))) {
+    throw new Error(`"hooks" is not an object`);
+  }
+  const hooks = (next.hooks ?? {}) as Json;
+  HOOK_EVENTS.forEach((event, i) => {
+    const groups = Array.isArray(hooks[event]) ? hooks[event] as HookGroup[] : [];
+    groups.push({ hooks: [{ type: "command", command: wanted[i], timeout: 10 }] });
+    hooks[event] = groups;
+  });
+  next.hooks = hooks;
+  return { settings: next, changed: true };
+}

@@ -1,0 +1,157 @@
+/**
+ * Claude Code (and compatible) lifecycle hooks → paneflow `ai.*` frames.
+ * Pure mapping; the `ai-hook` verb does the I/O. Light: no npm imports.
+ *
+ * @module
+ */
+
+/** The `ai.*` methods a hook can post. */
+export type AiMethod =
+  | "ai.session_start"
+  | "ai.prompt_submit"
+  | "ai.tool_use"
+  | "ai.notification"
+  | "ai.stop"
+  | "ai.exit"
+  | "ai.session_end";
+
+/** Hook event names (Claude Code's, and ours in snake case) → the frame they post. */
+const EVENTS: Record<string, AiMethod> = {
+  SessionStart: "ai.session_start",
+  UserPromptSubmit: "ai.prompt_submit",
+  PreToolUse: "ai.tool_use",
+  PostToolUse: "ai.tool_use",
+  PostToolUseFailure: "ai.tool_use",
+  PermissionRequest: "ai.notification",
+  Notification: "ai.notification",
+  Stop: "ai.stop",
+  StopFailure: "ai.stop",
+  SubagentStop: "ai.tool_use",
+  SessionEnd: "ai.session_end",
+  session_start: "ai.session_start",
+  prompt_submit: "ai.prompt_submit",
+  tool_use: "ai.tool_use",
+  notification: "ai.notification",
+  stop: "ai.stop",
+  exit: "ai.exit",
+  session_end: "ai.session_end",
+};
+
+/** Notification types that mean the agent waits for the user. */
+export const WAITING_NOTIFICATIONS = new Set(["permission_prompt", "elicitation_dialog"]);
+
+/** Params of an `ai.*` frame (validated again by the host). */
+export interface AiFrame {
+  surface_id: number;
+  tool: string;
+  event: string;
+  pid?: number;
+  session_id?: string;
+  prompt?: string;
+  tool_name?: string;
+  phase?: "pre" | "post";
+  message?: string;
+  notification_type?: string;
+  last_result?: string;
+  error_type?: string;
+  exit_code?: number;
+}
+
+const MAX_FIELD = 8 * 1024;
+
+function str(v: unknown): string | undefined {
+  if (typeof v !== "string") return undefined;
+  return v.length > MAX_FIELD ? v.slice(0, MAX_FIELD) + "…[truncated]" : v;
+}
+
+/** A one-line description of a tool call, e.g. `Bash: rm -rf build`. */
+export function describeToolCall(toolName: unknown, input: unknown): string | undefined {
+  const name = str(toolName);
+  if (!name) return undefined;
+  if (input && typeof input === "object") {
+    const i = input as Record<string, unknown>;
+    const detail = str(i.command) ?? str(i.file_path) ?? str(i.path) ?? str(i.url) ?? str(i.pattern);
+    if (detail) return `${name}: ${detail.split("\n")[0]}`;
+  }
+  return name;
+}
+
+/** The method a hook event posts, or null for events we do not track. */
+export function methodFor(event: string): AiMethod | null {
+  return EVENTS[event] ?? null;
+}
+
+/** Builds the frame for a hook event from its stdin payload (any JSON; garbage is `{}`). */
+export function hookFrame(
+  event: string,
+  payload: unknown,
+  ctx: { surfaceId: number; tool?: string; pid?: number },
+): { method: AiMethod; params: AiFrame } | null {
+  const method = methodFor(event);
+  if (!method) return null;
+  const p = (payload && typeof payload === "object" ? payload : {}) as Record<string, unknown>;
+  const params: AiFrame = {
+    surface_id: ctx.surfaceId,
+    tool: ctx.tool ?? "claude",
+    event,
+  };
+  if (ctx.pid) params.pid = ctx.pid;
+  const session = str(p.session_id);
+  if (session) params.session_id = session;
+  switch (event) {
+    case "UserPromptSubmit":
+      params.prompt = str(p.prompt);
+      break;
+    case "PreToolUse":
+    case "PostToolUse":
+    case "PostToolUseFailure":
+      params.tool_name = str(p.tool_name);
+      params.phase = event === "PreToolUse" ? "pre" : "post";
+      break;
+    case "PermissionRequest":
+      params.notification_type = "permission_prompt";
+      params.tool_name = str(p.tool_name);
+      params.message = describeToolCall(p.tool_name, p.tool_input) ?? str(p.message);
+      break;
+    case "Notification":
+      params.notification_type = str(p.notification_type) ?? "notification";
+      params.message = str(p.message);
+      break;
+    case "Stop":
+      params.last_result = str(p.last_assistant_message);
+      break;
+    case "StopFailure":
+      params.error_type = str(p.error_type) ?? str(p.error) ?? "unknown_error";
+      params.message = str(p.error_message) ?? str(p.message);
+      break;
+  }
+  for (const k of Object.keys(params) as (keyof AiFrame)[]) {
+    if (params[k] === undefined) delete params[k];
+  }
+  return { method, params };
+}
+
+/** The text of the last assistant message in a Claude Code transcript (JSONL). */
+export function lastAssistantText(jsonl: string): string | undefined {
+  const lines = jsonl.trimEnd().split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    let entry: Record<string, unknown>;
+    try {
+      entry = JSON.parse(lines[i]);
+    } catch {
+      continue;
+    }
+    const msg = entry.message as { role?: string; content?: unknown } | undefined;
+    if (entry.type !== "assistant" || !msg) continue;
+    const content = msg.content;
+    if (typeof content === "string") return str(content);
+    if (Array.isArray(content)) {
+      const text = content
+        .filter((c) => c && typeof c === "object" && (c as { type?: string }).type === "text")
+        .map((c) => (c as { text: string }).text)
+        .join("\n");
+      if (text) return str(text);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,465 @@
+/**
+ * The agent tracker: one state machine per pane fusing three sources, best
+ * first — lifecycle hooks, the screen (which corrects a stale hook state:
+ * Claude Code fires no hook on an interrupt or a refused dialog), and
+ * process detection. Every state change is an event on the bus.
+ *
+ * @module
+ */
+import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "../agents/classify.ts";
+import { CLAUDE_SCREEN } from "../agents/claude_screen.ts";
+import { detectFamily } from "../agents/detect.ts";
+import { WAITING_NOTIFICATIONS } from "../agents/hook.ts";
+import type { BusEvent, EventBus } from "./bus.ts";
+import type { PanePool } from "./pane_pool.ts";
+import { foreground } from "./proc.ts";
+import type { Registry, Surface } from "./registry.ts";
+
+/** Screen rules per agent family. */
+const SCREENS: Record<string, ScreenRules> = { claude: CLAUDE_SCREEN };
+
+/** Exit codes of an agent that mean "stopped by a signal", not an error. */
+const SIGNAL_EXITS = new Set([129, 130, 137, 143]);
+/** How long after output the screen is classified again. */
+const SCREEN_DEBOUNCE_MS = 60;
+/** A hook state younger than this is not overruled by an idle-looking screen. */
+const HOOK_GRACE_MS = 1500;
+/** Process detection and stall checks run this often. */
+const SCAN_MS = 1000;
+
+/** A hook frame as the host received it (validated). */
+export interface HookFrame {
+  surface_id: number;
+  tool?: string;
+  event?: string;
+  pid?: number;
+  session_id?: string;
+  prompt?: string;
+  tool_name?: string;
+  phase?: "pre" | "post";
+  message?: string;
+  notification_type?: string;
+  last_result?: string;
+  error_type?: string;
+  exit_code?: number;
+}
+
+interface Agent {
+  surfaceId: number;
+  tool: string;
+  pid: number | null;
+  hooked: boolean;
+  state: AgentState;
+  reason: string;
+  message: string | null;
+  activeTool: string | null;
+  lastResult: string | null;
+  stateSince: number;
+  lastActivity: number;
+  inTurn: boolean;
+  hadTurn: boolean;
+  /** State the hooks alone would give, and when it was set. */
+  hookState: AgentState | null;
+  hookAt: number;
+  lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
+  screen: (ScreenVerdict & { at: number }) | null;
+  prompts: { text: string; at: number }[];
+  why: string;
+}
+
+/** Listener for hook prompt submissions (the submit transaction waits on these). */
+type PromptListener = (surfaceId: number, prompt: string) => void;
+
+/** Tracks the agents of every pane. */
+export class AgentTracker {
+  #agents = new Map<number, Agent>();
+  #screenTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  #scanTimer: ReturnType<typeof setInterval>;
+  #promptListeners = new Set<PromptListener>();
+
+  constructor(
+    private readonly _registry: Registry,
+    private readonly _pool: PanePool,
+    private readonly _bus: EventBus,
+    private readonly _stallMs: number,
+  ) {
+    _bus.tap((ev) => this.#onEvent(ev));
+    this.#scanTimer = setInterval(() => this.scan(), SCAN_MS);
+  }
+
+  /** Stops the timers. */
+  dispose(): void {
+    clearInterval(this.#scanTimer);
+    for (const t of this.#screenTimers.values()) clearTimeout(t);
+  }
+
+  /** Calls `fn` when a UserPromptSubmit hook arrives; returns the unsubscribe function. */
+  onPrompt(fn: PromptListener): () => void {
+    this.#promptListeners.add(fn);
+    return () => this.#promptListeners.delete(fn);
+  }
+
+  #onEvent(ev: BusEvent) {
+    const id = ev.surface_id;
+    if (id === undefined) return;
+    switch (ev.type) {
+      case "surface_changed": {
+        const a = this.#agents.get(id);
+        if (a) {
+          a.lastActivity = Date.now();
+          if (a.state === "stalled") this.#set(a, "thinking", "output resumed");
+          this.#scheduleScreen(id);
+        } else {
+          this.#detect(id);
+        }
+        break;
+      }
+      case "surface_exited": {
+        const a = this.#agents.get(id);
+        if (a) this.#exit(a, ev.exit_code as number);
+        break;
+      }
+      case "surface_closed":
+        this.#agents.delete(id);
+        break;
+    }
+  }
+
+  #scheduleScreen(id: number) {
+    if (this.#screenTimers.has(id)) return;
+    this.#screenTimers.set(
+      id,
+      setTimeout(() => {
+        this.#screenTimers.delete(id);
+        this.#classify(id).catch(() => {});
+      }, SCREEN_DEBOUNCE_MS),
+    );
+  }
+
+  /** Reads the visible screen and applies what it says. */
+  async #classify(id: number): Promise<void> {
+    const a = this.#agents.get(id);
+    const s = this._registry.surfaces.get(id);
+    if (!a || !s || s.exit) return;
+    const rules = SCREENS[a.tool];
+    if (!rules) return;
+    const r = await this._pool.read(id, s.rows, 0);
+    const verdict = classifyScreen(rules, r.lines.join("\n"));
+    if (!this.#agents.has(id)) return;
+    a.screen = verdict ? { ...verdict, at: Date.now() } : null;
+    this.#fuse(a);
+  }
+
+  /** Process detection for one pane: a new agent, or one that went away. */
+  #detect(id: number): void {
+    const s = this._registry.surfaces.get(id);
+    if (!s || s.exit) return;
+    const fg = foreground(s.pid);
+    const family = fg ? detectFamily(fg.argv) : null;
+    const a = this.#agents.get(id);
+    if (family && !a) {
+      const agent = this.#create(id, family, fg!.pid);
+      agent.why = `process ${fg!.pid} (${fg!.argv.slice(0, 2).join(" ")}) looks like ${family}`;
+      this.#publishState(agent, null);
+      this.#scheduleScreen(id);
+    } else if (a && !family && !a.hooked) {
+      this.#exit(a, null);
+    } else if (a && family && fg) {
+      a.pid = fg.pid;
+    }
+  }
+
+  #create(id: number, tool: string, pid: number | null): Agent {
+    const now = Date.now();
+    const a: Agent = {
+      surfaceId: id,
+      tool,
+      pid,
+      hooked: false,
+      state: "unknown_running",
+      reason: "no_hook",
+      message: null,
+      activeTool: null,
+      lastResult: null,
+      stateSince: now,
+      lastActivity: now,
+      inTurn: false,
+      hadTurn: false,
+      hookState: null,
+      hookAt: 0,
+      lastHook: null,
+      screen: null,
+      prompts: [],
+      why: "",
+    };
+    this.#agents.set(id, a);
+    return a;
+  }
+
+  /** Periodic work: process detection for every pane, stall detection for agents. */
+  scan(): void {
+    const now = Date.now();
+    for (const s of this._registry.surfaces.values()) this.#detect(s.id);
+    for (const a of this.#agents.values()) {
+      if (a.state === "thinking" && now - a.lastActivity >= this._stallMs) {
+        this.#set(
+          a,
+          "stalled",
+          `no output or hook for ${Math.round((now - a.lastActivity) / 1000)} s in a turn`,
+        );
+      }
+    }
+  }
+
+  /** Applies a lifecycle hook frame; returns the pane's status afterwards. */
+  hook(method: string, frame: HookFrame): void {
+    const id = frame.surface_id;
+    const s = this._registry.surfaces.get(id);
+    if (!s) return;
+    const now = Date.now();
+    let a = this.#agents.get(id);
+    if (!a) {
+      a = this.#create(id, frame.tool ?? "claude", frame.pid ?? foreground(s.pid)?.pid ?? null);
+    }
+    if (frame.tool) a.tool = frame.tool;
+    a.hooked = true;
+    a.lastActivity = now;
+    a.lastHook = { method, event: frame.event ?? null, at: now, params: frame };
+    const previous = a.state;
+    switch (method) {
+      case "ai.session_start":
+        this.#hookState(a, "idle", "session started");
+        a.inTurn = false;
+        break;
+      case "ai.prompt_submit":
+        a.inTurn = a.hadTurn = true;
+        a.message = null;
+        a.activeTool = null;
+        this.#hookState(a, "thinking", "prompt submitted");
+        if (frame.prompt !== undefined) {
+          for (const fn of this.#promptListeners) fn(id, frame.prompt);
+        }
+        break;
+      case "ai.tool_use":
+        a.inTurn = true;
+        a.activeTool = frame.phase === "post" ? null : frame.tool_name ?? null;
+        a.message = null;
+        this.#hookState(
+          a,
+          "thinking",
+          frame.phase === "post" ? "tool finished" : `running ${frame.tool_name ?? "a tool"}`,
+        );
+        break;
+      case "ai.notification":
+        if (WAITING_NOTIFICATIONS.has(frame.notification_type ?? "")) {
+          a.message = frame.message ?? a.message;
+          this.#hookState(a, "waiting_for_input", `${frame.notification_type}`);
+        }
+        break;
+      case "ai.stop":
+        a.inTurn = false;
+        a.activeTool = null;
+        if (frame.error_type) {
+          a.message = frame.message ?? frame.error_type;
+          this.#hookState(a, "errored", `turn failed: ${frame.error_type}`);
+        } else {
+          a.lastResult = frame.last_result ?? a.lastResult;
+          a.message = null;
+          this.#hookState(a, "finished", "turn stopped");
+        }
+        break;
+      case "ai.session_end":
+        a.inTurn = false;
+        this.#hookState(a, "idle", "session ended");
+        break;
+      case "ai.exit":
+        this.#exit(a, frame.exit_code ?? null);
+        return;
+    }
+    a.why = `hook ${frame.event ?? method}`;
+    this.#fuse(a, true);
+    this._bus.publish({ type: method, ...this.status(s), previous_state: previous });
+  }
+
+  #hookState(a: Agent, state: AgentState, reason: string) {
+    a.hookState = state;
+    a.hookAt = Date.now();
+    a.reason = reason;
+  }
+
+  /**
+   * Decides the state from the hook state and the screen verdict. The hook
+   * wins while fresh; the screen corrects what hooks cannot report.
+   */
+  #fuse(a: Agent, fromHook = false) {
+    const now = Date.now();
+    const screen = a.screen;
+    const hook = a.hookState;
+    let state: AgentState;
+    let reason = a.reason;
+    let message = a.message;
+    let why: string;
+    if (!a.hooked || hook === null) {
+      reason = "no_hook";
+      if (screen) {
+        if (screen.state === "thinking") a.hadTurn = true;
+        state = screen.state === "idle" && a.hadTurn ? "finished" : screen.state;
+        message = screen.message;
+        why = `no hook; screen rule "${screen.rule}": ${screen.note}`;
+      } else {
+        state = SCREENS[a.tool] ? a.state : "unknown_running";
+        why = SCREENS[a.tool]
+          ? "no hook, and no screen rule has matched yet"
+          : `no hook, and paneflow has no screen rules for ${a.tool}`;
+      }
+    } else {
+      state = hook;
+      why = `hook ${a.lastHook?.event ?? a.lastHook?.method}`;
+      const hookAge = now - a.hookAt;
+      const screenNewer = screen && screen.at >= a.hookAt;
+      if (screen && screenNewer && !fromHook) {
+        if (screen.rule === "permission_dialog" && hook !== "waiting_for_input") {
+          state = "waiting_for_input";
+          message = screen.message;
+          reason = "permission dialog on screen";
+          why = `screen rule "permission_dialog" overrides hook state ${hook}`;
+        } else if (screen.rule === "interrupted" && (hook === "thinking" || hook === "waiting_for_input")) {
+          state = "waiting_for_input";
+          message = screen.message;
+          reason = "interrupted";
+          a.inTurn = false;
+          a.activeTool = null;
+          why = `screen rule "interrupted": ${screen.note}`;
+        } else if (screen.state === "thinking" && hook !== "thinking" && hookAge > 200) {
+          state = "thinking";
+          message = null;
+          reason = "busy on screen";
+          why = `screen rule "busy" overrides hook state ${hook} (e.g. a dialog was answered)`;
+        } else if (screen.rule === "api_error" && hook === "thinking" && hookAge > HOOK_GRACE_MS) {
+          state = "errored";
+          message = screen.message;
+          reason = "API error on screen";
+          why = `screen rule "api_error": ${screen.note}`;
+        } else if (
+          screen.rule === "idle_prompt" && (hook === "thinking" || hook === "waiting_for_input") &&
+          hookAge > HOOK_GRACE_MS
+        ) {
+          state = "finished";
+          message = null;
+          reason = "screen idle without a Stop hook";
+          a.inTurn = false;
+          why = `screen rule "idle_prompt" shows no busy line ${hookAge} ms after hook state ${hook}`;
+        }
+      }
+    }
+    if (state !== "waiting_for_input" && state !== "errored") message = null;
+    a.message = message;
+    a.why = why;
+    if (state !== a.state || reason !== a.reason) this.#set(a, state, reason);
+  }
+
+  #set(a: Agent, state: AgentState, reason: string) {
+    const previous = a.state;
+    a.reason = reason;
+    if (state === previous) return;
+    a.state = state;
+    a.stateSince = Date.now();
+    if (state === "thinking") a.lastActivity = Date.now();
+    this.#publishState(a, previous);
+  }
+
+  #publishState(a: Agent, previous: AgentState | null) {
+    const s = this._registry.surfaces.get(a.surfaceId);
+    if (!s) return;
+    this._bus.publish({ type: "agent_state", ...this.status(s), previous_state: previous, why: a.why });
+  }
+
+  #exit(a: Agent, exitCode: number | null) {
+    this.#agents.delete(a.surfaceId);
+    const s = this._registry.surfaces.get(a.surfaceId);
+    const errored = exitCode !== null && exitCode !== 0 && !SIGNAL_EXITS.has(exitCode);
+    this._bus.publish({
+      type: "ai.exit",
+      surface_id: a.surfaceId,
+      workspace: s ? this._registry.indexOf(s.workspace) : null,
+      tool: a.tool,
+      pid: a.pid,
+      state: errored ? "errored" : "idle",
+      exit_code: exitCode,
+      message: errored ? `exited with code ${exitCode}` : null,
+      active_tool_name: null,
+    });
+  }
+
+  /** The seed's status object for a pane (`surface.status`, `fleet.list` items). */
+  status(s: Surface) {
+    const a = this.#agents.get(s.id);
+    const now = Date.now();
+    return {
+      surface_id: s.id,
+      surface_name: s.name,
+      workspace: this._registry.indexOf(s.workspace),
+      pid: a?.pid ?? null,
+      tool: a?.tool ?? null,
+      state: (a?.state ?? "idle") as AgentState,
+      hooked: a?.hooked ?? false,
+      reason: a ? a.reason : s.exit ? "exited" : "no_agent",
+      active_tool_name: a?.activeTool ?? null,
+      message: a?.message ?? null,
+      last_result: a?.lastResult ?? null,
+      waiting_ms: a && a.state === "waiting_for_input" ? now - a.stateSince : 0,
+      idle_ms: now - Math.max(s.lastOutputAt, a?.lastActivity ?? 0),
+      output_generation: s.generation,
+    };
+  }
+
+  /** Every tracked agent's status. */
+  fleet() {
+    return [...this.#agents.keys()]
+      .map((id) => this._registry.surfaces.get(id))
+      .filter((s): s is Surface => s !== undefined)
+      .map((s) => this.status(s));
+  }
+
+  /** Why a pane's state is what it is (`paneflow explain`). */
+  explain(s: Surface) {
+    const a = this.#agents.get(s.id);
+    const fg = s.exit ? null : foreground(s.pid);
+    const now = Date.now();
+    return {
+      status: this.status(s),
+      process: fg ? { pid: fg.pid, argv: fg.argv, family: detectFamily(fg.argv) } : null,
+      last_hook: a?.lastHook
+        ? {
+          method: a.lastHook.method,
+          event: a.lastHook.event,
+          age_ms: now - a.lastHook.at,
+          params: a.lastHook.params,
+        }
+        : null,
+      hook_state: a?.hookState ?? null,
+      screen: a?.screen
+        ? {
+          rule: a.screen.rule,
+          state: a.screen.state,
+          message: a.screen.message,
+          note: a.screen.note,
+          age_ms: now - a.screen.at,
+          rules_version: SCREENS[a.tool]?.version ?? null,
+        }
+        : null,
+      why: a ? a.why : s.exit ? "the pane's program has exited" : "no agent process detected in this pane",
+    };
+  }
+
+  /** The tracked agent's family, or null. */
+  toolOf(id: number): string | null {
+    return this.#agents.get(id)?.tool ?? null;
+  }
+
+  /** Classifies the pane's screen now and returns the verdict (for the submit transaction). */
+  async screenNow(id: number): Promise<ScreenVerdict | null> {
+    await this.#classify(id);
+    return this.#agents.get(id)?.screen ?? null;
+  }
+}

@@ -1,0 +1,112 @@
+import { hookFrame, lastAssistantText } from "../agents/hook.ts";
+import { socketPath } from "../paths.ts";
+import { defineVerb } from "./_verb.ts";
+
+/** Budget for reading the hook's stdin, and for reaching the host. */
+const STDIN_MS = 400;
+const HOST_MS = 400;
+const MAX_STDIN = 1024 * 1024;
+
+function within<T>(ms: number, p: Promise<T>, fallback: T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p.catch(() => fallback),
+    new Promise<T>((r) => (timer = setTimeout(() => r(fallback), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function readStdin(): Promise<string> {
+  if (Deno.stdin.isTerminal()) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const buf = new Uint8Array(64 * 1024);
+  while (size < MAX_STDIN) {
+    const n = await Deno.stdin.read(buf);
+    if (n === null) break;
+    chunks.push(buf.slice(0, n));
+    size += n;
+  }
+  const all = new Uint8Array(size);
+  let off = 0;
+  for (const c of chunks) {
+    all.set(c, off);
+    off += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+async function lastResultFromTranscript(path: unknown): Promise<string | undefined> {
+  if (typeof path !== "string" || !path) return undefined;
+  try {
+    const file = await Deno.open(path);
+    try {
+      const size = (await file.stat()).size;
+      const tail = Math.min(size, 512 * 1024);
+      await file.seek(size - tail, Deno.SeekMode.Start);
+      const buf = new Uint8Array(tail);
+      let off = 0;
+      while (off < tail) {
+        const n = await file.read(buf.subarray(off));
+        if (n === null) break;
+        off += n;
+      }
+      return lastAssistantText(new TextDecoder().decode(buf.subarray(0, off)));
+    } finally {
+      file.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+async function post(method: string, params: unknown): Promise<void> {
+  const conn = await Deno.connect({ transport: "unix", path: socketPath() });
+  try {
+    const line = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) + "\n";
+    await conn.write(new TextEncoder().encode(line));
+    await conn.read(new Uint8Array(4096));
+  } finally {
+    conn.close();
+  }
+}
+
+export default defineVerb({
+  name: "ai-hook",
+  summary: "Lifecycle hook for agents: reads the hook JSON on stdin, posts one ai.* frame",
+  usage: "paneflow ai-hook <event> [--tool <family>]",
+  details: [
+    "Events: Claude Code's hook names (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,",
+    "PermissionRequest, Notification, Stop, StopFailure, SessionEnd) or ours (session_start,",
+    "prompt_submit, tool_use, notification, stop, exit, session_end). Needs PANEFLOW_SURFACE_ID",
+    "(set in every pane). Always exits 0, quickly, so a stopped host never breaks an agent.",
+  ].join("\n"),
+  options: {
+    tool: { type: "string", value: "<family>", description: "Agent family (default claude)" },
+  },
+  positionals: [{ name: "event", optional: true }],
+  async run({ opts, args }) {
+    try {
+      const raw = await within(STDIN_MS, readStdin(), "");
+      let payload: Record<string, unknown> = {};
+      try {
+        const parsed = JSON.parse(raw);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) payload = parsed;
+      } catch { /* garbage on stdin: post what we know */ }
+      const event = args[0] ?? (typeof payload.hook_event_name === "string" ? payload.hook_event_name : "");
+      const surfaceId = Number(Deno.env.get("PANEFLOW_SURFACE_ID"));
+      if (!Number.isInteger(surfaceId) || surfaceId < 1) return 0;
+      const frame = hookFrame(event, payload, { surfaceId, tool: opts.tool });
+      if (!frame) return 0;
+      if (event === "Stop" && frame.params.last_result === undefined) {
+        frame.params.last_result = await within(
+          STDIN_MS,
+          lastResultFromTranscript(payload.transcript_path),
+          undefined,
+        );
+        if (frame.params.last_result === undefined) delete frame.params.last_result;
+      }
+      await within(HOST_MS, post(frame.method, frame.params), undefined);
+    } catch { /* never break the agent */ }
+    return 0;
+  },
+});

@@ -1,0 +1,73 @@
+import { withClient } from "../client.ts";
+import { resolveOne } from "../selector.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+interface Explanation {
+  status: Record<string, unknown>;
+  process: { pid: number; argv: string[]; family: string | null } | null;
+  last_hook: { method: string; event: string | null; age_ms: number; params: Record<string, unknown> } | null;
+  hook_state: string | null;
+  screen: {
+    rule: string;
+    state: string;
+    message: string | null;
+    note: string;
+    age_ms: number;
+    rules_version: string | null;
+  } | null;
+  why: string;
+}
+
+const age = (ms: number) => (ms < 1000 ? `${ms} ms ago` : `${(ms / 1000).toFixed(1)} s ago`);
+
+export default defineVerb({
+  name: "explain",
+  summary: "Explain a pane's agent state: the last hook, the screen rule, and why",
+  usage: "paneflow explain <target> [--json]",
+  options: { json: { type: "boolean", description: "Print the explanation as JSON" } },
+  positionals: [{ name: "target" }],
+  run({ opts, args }) {
+    return withClient(async (client) => {
+      const surface_id = await resolveOne(client, args[0]);
+      const e = await client.call<Explanation>("surface.explain", { surface_id });
+      if (opts.json) {
+        printJson(e);
+        return 0;
+      }
+      const s = e.status;
+      console.log(
+        `pane ${s.surface_id}${s.surface_name ? ` (${s.surface_name})` : ""}: ${s.state}` +
+          (s.tool ? ` (${s.tool}, ${s.hooked ? "hooked" : "no hooks"})` : ""),
+      );
+      console.log(`  why:     ${e.why}`);
+      console.log(`  reason:  ${s.reason}`);
+      if (s.message) console.log(`  message: ${s.message}`);
+      console.log(
+        `  process: ${
+          e.process
+            ? `${e.process.pid} ${e.process.argv.join(" ")}${
+              e.process.family ? ` [${e.process.family}]` : ""
+            }`
+            : "-"
+        }`,
+      );
+      console.log(
+        `  hook:    ${
+          e.last_hook
+            ? `${e.last_hook.event ?? e.last_hook.method} ${age(e.last_hook.age_ms)} → ${e.hook_state}`
+            : "none received"
+        }`,
+      );
+      console.log(
+        `  screen:  ${
+          e.screen
+            ? `rule "${e.screen.rule}" → ${e.screen.state} ${
+              age(e.screen.age_ms)
+            } (rules for ${e.screen.rules_version})`
+            : "no rule matched"
+        }`,
+      );
+      return 0;
+    });
+  },
+});
