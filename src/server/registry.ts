@@ -296,13 +296,16 @@ export class Registry {
     this._bus.publish({ type: "surface_closed", surface_id: s.id, workspace: this.indexOf(ws) });
     if (!ws.layout) this.#dropWorkspace(ws);
     else await this.#applyLayout(ws);
+    await this.#notifyClosed([s]);
   }
 
   /** Closes a workspace and every pane in it. */
   async closeWorkspace(ws: Workspace): Promise<void> {
+    const closed: Surface[] = [];
     for (const id of layoutLeaves(ws.layout)) {
       const s = this.surfaces.get(id);
       if (!s) continue;
+      closed.push(s);
       this.surfaces.delete(id);
       await this._pool.dispose(id).catch(() => {});
       s.markExited();
@@ -310,6 +313,18 @@ export class Registry {
     }
     ws.layout = null;
     this.#dropWorkspace(ws);
+    await this.#notifyClosed(closed);
+  }
+
+  /** Runs after panes are closed (e.g. managed worktree teardown); awaited, errors ignored. */
+  readonly closeListeners = new Set<(closed: Surface[]) => Promise<void> | void>();
+
+  async #notifyClosed(closed: Surface[]) {
+    for (const fn of this.closeListeners) {
+      try {
+        await fn(closed);
+      } catch { /* a listener's failure never blocks a close */ }
+    }
   }
 
   #dropWorkspace(ws: Workspace) {
