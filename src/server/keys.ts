@@ -68,9 +68,10 @@ export function keyBytes(name: string, opts: KeyOptions = {}): { bytes: string }
 function lookup(key: string, opts: KeyOptions): string | undefined {
   if (key in NAMED) return NAMED[key];
   if (key in ARROWS) return (opts.applicationCursor ? "\x1bO" : "\x1b[") + ARROWS[key];
-  const ctrl = /^ctrl-(.)$/.exec(key);
+  const ctrl = /^ctrl-(.|space)$/.exec(key);
   if (ctrl) {
-    const c = ctrl[1];
+    // Names are trimmed, so "ctrl- " never gets here: ctrl-space is spelled out.
+    const c = ctrl[1] === "space" ? " " : ctrl[1];
     if (c >= "a" && c <= "z") return String.fromCharCode(c.charCodeAt(0) - 96);
     const punct: Record<string, string> = {
       "[": "\x1b",

@@ -59,12 +59,28 @@ export function layoutLeaves(tree: Layout | null): number[] {
   return tree.children.flatMap(layoutLeaves);
 }
 
+/**
+ * Splits `length` cells among children by weight, one border cell between
+ * neighbours. Boundaries are rounded from running totals, so equal weights
+ * give sizes that differ by at most one cell; every child gets at least one.
+ */
 function divide(length: number, weights: number[]): number[] {
   const n = weights.length;
   const usable = Math.max(n, length - (n - 1));
-  const total = weights.reduce((a, b) => a + b, 0);
-  const out = weights.map((w) => Math.max(1, Math.floor((usable * w) / total)));
-  out[n - 1] = Math.max(1, usable - out.slice(0, -1).reduce((a, b) => a + b, 0));
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const w = sum > 0 ? weights : weights.map(() => 1);
+  const total = sum > 0 ? sum : n;
+  const out: number[] = [];
+  let acc = 0;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    acc += w[i];
+    const ideal = i === n - 1 ? usable : Math.floor((usable * acc) / total);
+    // Leave one cell for each child still to come.
+    const end = Math.min(usable - (n - 1 - i), Math.max(prev + 1, ideal));
+    out.push(end - prev);
+    prev = end;
+  }
   return out;
 }
 
@@ -123,14 +139,18 @@ export function splitLayout(
   return visit(tree);
 }
 
-/** Removes a pane; nodes left with one child collapse into it. */
+/** Removes a pane; nodes left with one child collapse into it. Other sizes are kept. */
 export function removeFromLayout(tree: Layout | null, id: number): Layout | null {
   if (!tree) return null;
   if ("surface_id" in tree) return tree.surface_id === id ? null : tree;
-  const children = tree.children
-    .map((c) => removeFromLayout(c, id))
-    .filter((c): c is Layout => c !== null);
+  const mapped = tree.children.map((c) => removeFromLayout(c, id));
+  if (mapped.every((c, i) => c === tree.children[i])) return tree;
+  const children = mapped.filter((c): c is Layout => c !== null);
   if (children.length === 0) return null;
   if (children.length === 1) return children[0];
-  return { direction: tree.direction, children };
+  const out: Layout = { direction: tree.direction, children };
+  if (tree.sizes && tree.sizes.length === tree.children.length) {
+    out.sizes = tree.sizes.filter((_, i) => mapped[i] !== null);
+  }
+  return out;
 }

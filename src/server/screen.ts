@@ -28,8 +28,14 @@ export interface TerminalLike {
   readonly buffer: { readonly active: BufferLike & { readonly type: string } };
 }
 
-function rowText(buf: BufferLike, y: number): string {
-  return buf.getLine(y)?.translateToString(true) ?? "";
+/**
+ * A row's text. xterm's `trimRight` only drops cells never written to, so
+ * spaces a program wrote (padding, a prompt's trailing blank) are trimmed
+ * here, unless the row wraps on: then they are part of the logical line.
+ */
+function rowText(buf: BufferLike, y: number, keepSpaces = false): string {
+  const text = buf.getLine(y)?.translateToString(true) ?? "";
+  return keepSpaces ? text : text.replace(/ +$/, "");
 }
 
 /** Number of rows holding content: up to the last non-blank row or the cursor. */
@@ -63,12 +69,13 @@ export function searchLines(buf: BufferLike, pattern: string, max: number) {
   let y = 0;
   while (y < total && hits.length < max) {
     const first = y;
-    let text = rowText(buf, y);
+    let text = rowText(buf, y, true);
     y++;
     while (y < total && buf.getLine(y)?.isWrapped) {
-      text += buf.getLine(y)!.translateToString(true);
+      text += rowText(buf, y, true);
       y++;
     }
+    text = text.replace(/ +$/, "");
     if (text.toLowerCase().includes(needle)) hits.push({ line: first, text });
   }
   return hits;

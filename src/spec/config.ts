@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 
 /** Schema of the config file. */
 export const ConfigSchema = z.strictObject({
@@ -50,13 +50,16 @@ function lineCol(text: string, offset: number): string {
 export function parseConfig(text: string, file: string): Config {
   const errors: ParseError[] = [];
   const raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length) {
+  // An empty file, or one whose every line is commented out, means all defaults.
+  const empty = errors.length === 1 && printParseErrorCode(errors[0].error) === "ValueExpected" &&
+    stripComments(text).trim() === "";
+  if (errors.length && !empty) {
     const e = errors[0];
     throw new Error(
       `Invalid config ${file}:${lineCol(text, e.offset)}: ${printParseErrorCode(e.error)}`,
     );
   }
-  const result = ConfigSchema.safeParse(raw ?? {});
+  const result = ConfigSchema.safeParse(empty ? {} : raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const at = issue.path.join(".");
@@ -64,6 +67,7 @@ export function parseConfig(text: string, file: string): Config {
       const key = [...issue.path, issue.keys[0]].join(".");
       throw new Error(`Unknown config key "${key}" in ${file}`);
     }
+    if (!at) throw new Error(`Invalid config ${file}: ${issue.message}`);
     throw new Error(`Invalid config key "${at}" in ${file}: ${issue.message}`);
   }
   return result.data;
