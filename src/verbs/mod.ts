@@ -68,6 +68,7 @@ export const verbs: VerbEntry[] = [
     summary: "Call a JSON-RPC method, or print the protocol schema",
     load: () => lazy(import("./api.ts")),
   },
+  { name: "mcp", summary: "Serve the MCP bridge, or install it", load: () => lazy(import("./mcp.ts")) },
   { name: "version", summary: "Print the version", load: () => lazy(import("./version.ts")) },
   { name: "help", summary: "Show help for paneflow or a verb", load: () => lazy(import("./help.ts")) },
 ];
