@@ -1,0 +1,603 @@
+/**
+ * The workspace spec of `paneflow up` (SPEC §6, seed 000): the TOML file
+ * format, the `workspace.up` params (the same shape once paths are resolved),
+ * and their validation. Every problem is reported at once, each naming the
+ * file, line, column and key; nothing is created unless the whole spec is
+ * valid.
+ *
+ * Validation checks what can be known without running anything: types and
+ * unknown keys, exclusive fields, directories (after `~` and `$VAR` expansion
+ * and canonicalization), unique names, `${...}` tokens, branch names and
+ * that a worktree's `cwd` lies in a git repository. The host adds what needs
+ * git or its config (launchers, branches checked out elsewhere) and returns
+ * those problems as key paths that the CLI locates the same way.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { type KeyPath, locateKeys, type Locator } from "./toml_locate.ts";
+
+/** Layout presets (seed 000). */
+const Layout = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
+const EnvValue = z.union([z.string(), z.number(), z.boolean()]);
+
+/** One `[[panes]]` entry. */
+export const PaneSpec = z.strictObject({
+  name: z.string().min(1).optional().describe("Stable selector name, unique on the host"),
+  cwd: z.string().min(1).optional().describe(
+    "Working directory; in workspace.up params an absolute path",
+  ),
+  agent: z.string().min(1).optional().describe("Agent launcher name; exclusive with command"),
+  command: z.string().min(1).optional().describe("Shell command; exclusive with agent"),
+  prompt: z.string().optional().describe("Typed into the program once it is ready, never submitted"),
+  focus: z.boolean().optional(),
+  env: z.record(z.string(), EnvValue).optional().describe("Merged over terminal.env; ${port_offset} allowed"),
+  worktree: z.string().min(1).optional().describe(
+    "Branch of a managed worktree at <repo>.worktrees/<branch>",
+  ),
+  copy_env: z.boolean().optional().describe("Copy the repo's gitignored .env* files (default true)"),
+  setup: z.string().min(1).optional().describe("Shell command run in the pane before its program"),
+  setup_timeout_secs: z.number().int().min(1).max(86_400).optional(),
+  worktree_teardown: z.enum(["auto", "keep"]).optional(),
+});
+
+/** A workspace spec: the TOML file, and the params of `workspace.up`. */
+export const WorkspaceSpec = z.strictObject({
+  name: z.string().min(1).optional().describe('Workspace title (default "Workspace")'),
+  layout: Layout.optional(),
+  port_base: z.number().int().min(1).max(65_535).optional(),
+  panes: z.array(PaneSpec).min(1),
+});
+
+/** A workspace spec as written (after the schema check). */
+export type WorkspaceSpec = z.infer<typeof WorkspaceSpec>;
+
+/** A managed worktree of a pane. */
+export interface WorktreeSpec {
+  branch: string;
+  /** The main worktree of the repository. */
+  repo: string;
+  /** `<repo>.worktrees/<branch>`. */
+  path: string;
+  /** The pane's directory relative to the repository root ("" at the root). */
+  subdir: string;
+  copy_env: boolean;
+  teardown: "auto" | "keep";
+}
+
+/** A pane with defaults applied and paths resolved. */
+export interface ResolvedPane {
+  index: number;
+  name: string | null;
+  /** Canonical directory (in the repository; see `worktree` for where it runs). */
+  cwd: string;
+  agent: string | null;
+  command: string | null;
+  prompt: string | null;
+  focus: boolean;
+  /** Values as strings, `${port_offset}` not yet substituted. */
+  env: Record<string, string>;
+  worktree: WorktreeSpec | null;
+  setup: string | null;
+  setup_timeout_secs: number;
+}
+
+/** A workspace with defaults applied and paths resolved. */
+export interface ResolvedWorkspace {
+  name: string;
+  layout: z.infer<typeof Layout>;
+  port_base: number;
+  panes: ResolvedPane[];
+}
+
+/** One problem, at a key path. */
+export interface Issue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** One problem, located in a file. */
+export interface LocatedIssue extends Issue {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** The spec is invalid: carries every problem. */
+export class WorkspaceSpecError extends UsageError {
+  override name = "WorkspaceSpecError";
+  constructor(readonly issues: LocatedIssue[]) {
+    super(issues.map(formatIssue).join("\n"));
+  }
+}
+
+/** Default of `setup_timeout_secs`. */
+export const DEFAULT_SETUP_TIMEOUT_SECS = 300;
+/** The only substitution token (env values only). */
+export const PORT_TOKEN = "${port_offset}";
+
+const PANE_KEYS = Object.keys(PaneSpec.shape);
+const TOP_KEYS = Object.keys(WorkspaceSpec.shape);
+
+/** Renders a key path the way it reads in TOML: `panes[1].env.PORT`. */
+export function formatPath(path: KeyPath): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += (out ? "." : "") + (/^[A-Za-z0-9_-]+$/.test(seg) ? seg : JSON.stringify(seg));
+  }
+  return out || "(top level)";
+}
+
+/** `file:line:column: key: message`. */
+export function formatIssue(i: LocatedIssue): string {
+  const where = `${i.file}:${i.line}:${i.column}`;
+  return i.path.length ? `${where}: ${formatPath(i.path)}: ${i.message}` : `${where}: ${i.message}`;
+}
+
+/** Attaches file positions to issues and sorts them by position. */
+export function locateIssues(issues: Issue[], file: string, locate: Locator): LocatedIssue[] {
+  return issues
+    .map((i) => ({ ...i, file, ...locate(i.path) }))
+    .sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function kindOf(v: unknown): string {
+  if (v === undefined) return "nothing";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (v instanceof Date || (typeof v === "object" && v?.constructor?.name === "TomlDate")) return "a date";
+  if (typeof v === "object") return "a table";
+  if (typeof v === "number") return Number.isInteger(v) ? "an integer" : "a float";
+  if (typeof v === "string") return "a string";
+  if (typeof v === "boolean") return "a boolean";
+  return typeof v;
+}
+
+function at(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v = raw;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+  }
+  return d[a.length][b.length];
+}
+
+function suggest(key: string, known: string[]): string {
+  const best = known.map((k) => [k, distance(key, k)] as const).sort((x, y) => x[1] - y[1])[0];
+  return best && best[1] <= 2 ? `; did you mean "${best[0]}"?` : "";
+}
+
+const EXPECTED: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "a boolean (true or false)",
+  array: "an array",
+  object: "a table",
+  record: "a table",
+};
+
+/** Schema problems, in our words. */
+function schemaIssues(raw: unknown): Issue[] {
+  const parsed = WorkspaceSpec.safeParse(raw);
+  if (parsed.success) return [];
+  const out: Issue[] = [];
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+    const value = at(raw, path);
+    switch (issue.code) {
+      case "unrecognized_keys": {
+        const known = path.length === 0 ? TOP_KEYS : PANE_KEYS;
+        for (const k of issue.keys) {
+          out.push({ path: [...path, k], message: `unknown key "${k}"${suggest(k, known)}` });
+        }
+        break;
+      }
+      case "invalid_type":
+        if (value === undefined && path.length === 1 && path[0] === "panes") {
+          out.push({ path, message: "is required: add at least one [[panes]] table" });
+        } else if (path[path.length - 2] === "env") {
+          out.push({ path, message: `must be a string, number or boolean, not ${kindOf(value)}` });
+        } else {
+          const want = EXPECTED[issue.expected] ?? issue.expected;
+          out.push({ path, message: `must be ${want}, not ${kindOf(value)}` });
+        }
+        break;
+      case "invalid_union":
+        out.push({ path, message: `must be a string, number or boolean, not ${kindOf(value)}` });
+        break;
+      case "invalid_value":
+        out.push({
+          path,
+          message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, not ${
+            JSON.stringify(value)
+          }`,
+        });
+        break;
+      case "too_small":
+        if (issue.origin === "array") out.push({ path, message: "needs at least one [[panes]] table" });
+        else if (issue.origin === "string") out.push({ path, message: "must not be empty" });
+        else out.push({ path, message: `must be at least ${issue.minimum}, not ${value}` });
+        break;
+      case "too_big":
+        out.push({ path, message: `must be at most ${issue.maximum}, not ${value}` });
+        break;
+      default:
+        out.push({ path, message: issue.message });
+    }
+  }
+  return out;
+}
+
+/** Environment lookup (injectable for tests). */
+export type Env = { get(key: string): string | undefined };
+
+/** Options for {@link checkWorkspace}. */
+export interface CheckOptions {
+  /** Directory that relative `cwd`s and missing `cwd`s resolve against; without it `cwd` must be absolute. */
+  baseDir?: string;
+  /** For `~` and `$VAR` in `cwd` (default: this process's environment). */
+  env?: Env;
+  /** Known agent launchers; when given, `agent` must name one. */
+  agents?: string[];
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const TOKEN = /\$\{([^}]*)(\}|$)/g;
+
+/** Why a string is not a valid git branch name, or null (git check-ref-format, simplified). */
+export function branchProblem(b: string): string | null {
+  if (b.startsWith("-")) return 'cannot start with "-"';
+  if (b === "@" || b.includes("@{")) return 'cannot be "@" or contain "@{"';
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(b)) return "cannot contain spaces or any of ~ ^ : ? * [ \\";
+  if (b.includes("..")) return 'cannot contain ".."';
+  if (b.startsWith("/") || b.endsWith("/") || b.includes("//")) {
+    return 'cannot start or end with "/" or contain "//"';
+  }
+  if (b.endsWith(".") || b.endsWith(".lock")) return 'cannot end with "." or ".lock"';
+  if (b.split("/").some((c) => c.startsWith("."))) return 'no part of it can start with "."';
+  return null;
+}
+
+/** A name that selectors would read as something else. */
+export function nameProblem(name: string): string | null {
+  if (/^\d+$/.test(name) || /^(cmdline|cwd):/.test(name)) {
+    return `"${name}" would read as a selector; pick a name with a letter`;
+  }
+  return null;
+}
+
+function tokenIssues(value: string, path: Issue["path"], inEnv: boolean): Issue[] {
+  const out: Issue[] = [];
+  for (const m of value.matchAll(TOKEN)) {
+    const token = m[0];
+    if (!m[2]) {
+      out.push({ path, message: `unterminated "${token}": write \${port_offset} or drop the "\${"` });
+    } else if (m[1] === "port_offset") {
+      if (!inEnv) {
+        out.push({
+          path,
+          message:
+            `\${port_offset} is substituted in env values only; set env = { PORT = "\${port_offset}" } and use $PORT here`,
+        });
+      }
+    } else if (inEnv) {
+      out.push({ path, message: `"${token}" is not substituted; env values take only \${port_offset}` });
+    } else {
+      out.push({
+        path,
+        message: `"${token}" is not substituted in a workspace spec (only env values take \${port_offset})${
+          /^[A-Za-z_][A-Za-z0-9_]*$/.test(m[1]) ? `; write $${m[1]} to let the shell expand it` : ""
+        }`,
+      });
+    }
+  }
+  return out;
+}
+
+/** Expands `~`, `~/...` and `$VAR` in a directory; returns the path or a problem. */
+export function expandDir(dir: string, env: Env): { path: string } | { problem: string } {
+  let out = dir;
+  if (out === "~" || out.startsWith("~/")) {
+    const home = env.get("HOME");
+    if (!home) return { problem: `cannot expand "~": HOME is not set` };
+    out = home + out.slice(1);
+  } else if (out.startsWith("~")) {
+    return { problem: `"${dir}": only "~" and "~/" are expanded, not "~user"` };
+  }
+  let missing: string | null = null;
+  out = out.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => {
+    const v = env.get(name);
+    if (v === undefined) missing ??= name;
+    return v ?? "";
+  });
+  if (missing) return { problem: `variable $${missing} in "${dir}" is not set` };
+  return { path: out };
+}
+
+function join(base: string, rel: string): string {
+  return rel.startsWith("/") ? rel : `${base.replace(/\/$/, "")}/${rel}`;
+}
+
+function dirnameOf(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+/**
+ * The main worktree of the git repository containing `dir`, or null. Reads
+ * `.git` entries only (no git process): a `.git` directory marks the root; a
+ * `.git` file points into the main repository's `.git/worktrees/<name>`
+ * (a linked worktree) or `.git/modules/<name>` (a submodule: its own root).
+ */
+export function findRepoRoot(dir: string): string | null {
+  let d = dir;
+  while (true) {
+    const dotgit = `${d === "/" ? "" : d}/.git`;
+    let info: Deno.FileInfo | null = null;
+    try {
+      info = Deno.statSync(dotgit);
+    } catch { /* keep walking */ }
+    if (info?.isDirectory) return d;
+    if (info?.isFile) {
+      try {
+        const m = /^gitdir:\s*(.+?)\s*$/m.exec(Deno.readTextFileSync(dotgit));
+        if (!m) return d;
+        const gitdir = join(d, m[1]);
+        let common: string;
+        try {
+          common = join(gitdir, Deno.readTextFileSync(`${gitdir}/commondir`).trim());
+        } catch {
+          return d;
+        }
+        const real = Deno.realPathSync(common);
+        return real.endsWith("/.git") ? dirnameOf(real) : d;
+      } catch {
+        return d;
+      }
+    }
+    if (d === "/") return null;
+    d = dirnameOf(d);
+  }
+}
+
+/**
+ * Checks a spec that may not match the schema yet and resolves it. Returns
+ * every problem (schema and meaning) or the resolved workspace.
+ */
+export function checkWorkspace(
+  raw: unknown,
+  opts: CheckOptions = {},
+): { issues: Issue[]; workspace: ResolvedWorkspace | null } {
+  const lookup = opts.env ?? Deno.env;
+  const issues = schemaIssues(raw);
+  const top = (raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : {}) as Record<
+    string,
+    unknown
+  >;
+  if (typeof top.name === "string") issues.push(...tokenIssues(top.name, ["name"], false));
+  const rawPanes = Array.isArray(top.panes) ? top.panes : [];
+  const names = new Map<string, number>();
+  let focused: number | null = null;
+  const panes: ResolvedPane[] = [];
+
+  rawPanes.forEach((p: unknown, index: number) => {
+    if (p === null || typeof p !== "object" || Array.isArray(p)) return;
+    const pane = p as Record<string, unknown>;
+    const key = (k: string) => ["panes", index, k];
+    const str = (k: string) => (typeof pane[k] === "string" ? (pane[k] as string) : null);
+    for (const k of ["name", "cwd", "agent", "command", "prompt", "worktree", "setup"]) {
+      const v = str(k);
+      if (v !== null) issues.push(...tokenIssues(v, key(k), false));
+    }
+    const agent = str("agent");
+    const command = str("command");
+    if (agent !== null && command !== null) {
+      issues.push({
+        path: key("agent"),
+        message: `"agent" and "command" are exclusive: an agent pane runs its launcher's command; keep one`,
+      });
+    }
+    if (agent !== null && opts.agents && !opts.agents.includes(agent)) {
+      issues.push({
+        path: key("agent"),
+        message: `unknown agent "${agent}"; known launchers: ${
+          opts.agents.join(", ")
+        } (add others as agents.<name>.command in the config)`,
+      });
+    }
+
+    const name = str("name");
+    if (name !== null && name !== "") {
+      const problem = nameProblem(name);
+      if (problem) issues.push({ path: key("name"), message: problem });
+      const first = names.get(name);
+      if (first !== undefined) {
+        issues.push({ path: key("name"), message: `"${name}" is already the name of panes[${first}]` });
+      } else names.set(name, index);
+    }
+    if (pane.focus === true) {
+      if (focused !== null) {
+        issues.push({
+          path: key("focus"),
+          message: `only one pane can have focus = true (panes[${focused}] has it)`,
+        });
+      } else focused = index;
+    }
+
+    const paneEnv: Record<string, string> = {};
+    if (pane.env !== null && typeof pane.env === "object" && !Array.isArray(pane.env)) {
+      for (const [k, v] of Object.entries(pane.env as Record<string, unknown>)) {
+        if (!ENV_NAME.test(k)) {
+          issues.push({
+            path: ["panes", index, "env", k],
+            message:
+              `"${k}" is not a valid environment variable name (letters, digits and _; not starting with a digit)`,
+          });
+        }
+        if (typeof v === "string") issues.push(...tokenIssues(v, ["panes", index, "env", k], true));
+        if (["string", "number", "boolean"].includes(typeof v)) paneEnv[k] = String(v);
+      }
+    }
+
+    const worktree = str("worktree");
+    if (worktree === null) {
+      for (const k of ["copy_env", "worktree_teardown"]) {
+        if (pane[k] !== undefined) issues.push({ path: key(k), message: `only applies with "worktree"` });
+      }
+    } else {
+      const problem = branchProblem(worktree);
+      if (problem) {
+        issues.push({
+          path: key("worktree"),
+          message: `"${worktree}" is not a valid branch name: ${problem}`,
+        });
+      }
+    }
+    if (pane.setup_timeout_secs !== undefined && pane.setup === undefined) {
+      issues.push({ path: key("setup_timeout_secs"), message: `only applies with "setup"` });
+    }
+
+    // The directory: expanded, resolved against the spec's directory, canonical.
+    let cwd: string | null = null;
+    const given = pane.cwd;
+    if (given === undefined) {
+      if (opts.baseDir) cwd = opts.baseDir;
+      else issues.push({ path: key("cwd"), message: "is required (an absolute path)" });
+    } else if (typeof given === "string" && given !== "" && !given.includes("${")) {
+      const expanded = expandDir(given, lookup);
+      if ("problem" in expanded) {
+        issues.push({ path: key("cwd"), message: expanded.problem });
+      } else if (!expanded.path.startsWith("/") && !opts.baseDir) {
+        issues.push({ path: key("cwd"), message: `"${given}" must be an absolute path` });
+      } else {
+        const full = join(opts.baseDir ?? "/", expanded.path);
+        try {
+          const info = Deno.statSync(full);
+          if (info.isDirectory) cwd = Deno.realPathSync(full);
+          else issues.push({ path: key("cwd"), message: `"${full}" is not a directory` });
+        } catch {
+          issues.push({ path: key("cwd"), message: `directory "${full}" does not exist` });
+        }
+      }
+    }
+
+    let wt: WorktreeSpec | null = null;
+    if (worktree !== null && cwd !== null && !branchProblem(worktree)) {
+      const repo = findRepoRoot(cwd);
+      if (!repo) {
+        issues.push({
+          path: key("worktree"),
+          message: `needs cwd inside a git repository; "${cwd}" is not in one`,
+        });
+      } else {
+        const realRepo = Deno.realPathSync(repo);
+        const subdir = cwd === realRepo
+          ? ""
+          : cwd.startsWith(realRepo + "/")
+          ? cwd.slice(realRepo.length + 1)
+          : "";
+        wt = {
+          branch: worktree,
+          repo: realRepo,
+          path: `${realRepo}.worktrees/${worktree}`,
+          subdir,
+          copy_env: pane.copy_env !== false,
+          teardown: pane.worktree_teardown === "keep" ? "keep" : "auto",
+        };
+      }
+    }
+
+    if (cwd !== null) {
+      panes.push({
+        index,
+        name: name || null,
+        cwd,
+        agent,
+        command,
+        prompt: str("prompt"),
+        focus: pane.focus === true,
+        env: paneEnv,
+        worktree: wt,
+        setup: str("setup"),
+        setup_timeout_secs: typeof pane.setup_timeout_secs === "number"
+          ? pane.setup_timeout_secs
+          : DEFAULT_SETUP_TIMEOUT_SECS,
+      });
+    }
+  });
+
+  if (issues.length) return { issues, workspace: null };
+  return {
+    issues,
+    workspace: {
+      name: typeof top.name === "string" ? top.name : "Workspace",
+      layout: (typeof top.layout === "string" ? top.layout : "even_h") as ResolvedWorkspace["layout"],
+      port_base: typeof top.port_base === "number" ? top.port_base : 3000,
+      panes,
+    },
+  };
+}
+
+/** Options for {@link parseWorkspaceToml}. */
+export interface ParseOptions extends Omit<CheckOptions, "baseDir"> {
+  /** The file's path: relative `cwd`s resolve against its directory. */
+  path: string;
+  /** How errors name the file (default: `path`). */
+  display?: string;
+}
+
+/** What a valid TOML workspace file gives. */
+export interface ParsedWorkspace {
+  /** The spec with every `cwd` absolute and canonical: the `workspace.up` params. */
+  spec: WorkspaceSpec;
+  workspace: ResolvedWorkspace;
+  /** Finds a key path in the file (for problems the host reports later). */
+  locate: Locator;
+}
+
+/** Parses and checks a workspace file's text; throws {@link WorkspaceSpecError} with every problem. */
+export async function parseWorkspaceToml(text: string, opts: ParseOptions): Promise<ParsedWorkspace> {
+  const file = opts.display ?? opts.path;
+  const { parse } = await import("smol-toml");
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (e) {
+    const err = e as Error & { line?: number; column?: number };
+    const message = err.message.split("\n")[0].replace(/^Invalid TOML document: /, "");
+    throw new WorkspaceSpecError([{
+      file,
+      line: err.line ?? 1,
+      column: err.column ?? 1,
+      path: [],
+      message: `invalid TOML: ${message}`,
+    }]);
+  }
+  const locate = locateKeys(text);
+  let baseDir: string;
+  try {
+    baseDir = Deno.realPathSync(dirnameOf(join(Deno.cwd(), opts.path)));
+  } catch {
+    baseDir = dirnameOf(join(Deno.cwd(), opts.path));
+  }
+  const { issues, workspace } = checkWorkspace(raw, { ...opts, baseDir });
+  if (!workspace) throw new WorkspaceSpecError(locateIssues(issues, file, locate));
+  const spec = JSON.parse(JSON.stringify(raw)) as WorkspaceSpec;
+  for (const p of workspace.panes) spec.panes[p.index].cwd = p.cwd;
+  return { spec, workspace, locate };
+}
