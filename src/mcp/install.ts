@@ -192,9 +192,14 @@ const OUR_HEADER = new RegExp(
   String.raw`^\s*\[\s*${q("mcp_servers")}\s*\.\s*${q(ENTRY_NAME)}\s*(?:\.\s*${KEY}\s*)*\]\s*(?:#.*)?$`,
 );
 
+/** Plain objects and ISO date strings: smol-toml gives null-prototype tables and date objects. */
+function plainToml(text: string): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(parseToml(text)));
+}
+
 function parseTomlConfig(file: string, text: string): Record<string, unknown> {
   try {
-    const value = parseToml(text) as Record<string, unknown>;
+    const value = plainToml(text);
     const servers = value.mcp_servers;
     if (
       servers !== undefined && (servers === null || typeof servers !== "object" || Array.isArray(servers))
@@ -256,7 +261,8 @@ function cutOurTables(text: string): string {
   ) {
     lines.pop();
   }
-  return lines.join("\n");
+  const out = lines.join("\n");
+  return text.endsWith("\n") && out !== "" && !out.endsWith("\n") ? out + "\n" : out;
 }
 
 function withoutEmptyServers(v: Record<string, unknown>): Record<string, unknown> {
@@ -272,14 +278,15 @@ interface TomlEdit {
   rewritten: boolean;
 }
 
-function editToml(file: string, text: string, entry: Record<string, unknown> | undefined): TomlEdit {
-  const before = parseTomlConfig(file, text);
-  const expected: Record<string, unknown> = structuredClone(before);
-  const servers = { ...(expected.mcp_servers as Record<string, unknown> | undefined) };
+function withOurs<T extends Record<string, unknown>>(doc: T, entry: Record<string, unknown> | undefined): T {
+  const servers = { ...(doc.mcp_servers as Record<string, unknown> | undefined) };
   if (entry) servers[ENTRY_NAME] = entry;
   else delete servers[ENTRY_NAME];
-  expected.mcp_servers = servers;
+  return withoutEmptyServers({ ...doc, mcp_servers: servers }) as T;
+}
 
+function editToml(file: string, text: string, entry: Record<string, unknown> | undefined): TomlEdit {
+  const expected = withOurs(parseTomlConfig(file, text), entry);
   let out = cutOurTables(text);
   if (entry) {
     if (out.trim() === "") out = "";
@@ -288,19 +295,15 @@ function editToml(file: string, text: string, entry: Record<string, unknown> | u
     out += tomlBlock(entry);
   }
   try {
-    if (
-      isDeepStrictEqual(
-        withoutEmptyServers(parseToml(out) as Record<string, unknown>),
-        withoutEmptyServers(expected),
-      )
-    ) {
+    if (isDeepStrictEqual(withoutEmptyServers(plainToml(out)), expected)) {
       return { text: out, rewritten: false };
     }
   } catch { /* fall back below */ }
   // Our entry was written in a form the line edit cannot see (an inline table,
   // dotted keys): re-serialize the whole document. Comments are lost, so the
   // caller says so; the .bak keeps the original.
-  return { text: stringifyToml(withoutEmptyServers(expected)) + "\n", rewritten: true };
+  const doc = withOurs(parseToml(text) as Record<string, unknown>, entry);
+  return { text: stringifyToml(doc) + "\n", rewritten: true };
 }
 
 // ---------------------------------------------------------------- pure API
