@@ -22,8 +22,8 @@ export interface ScreenRule {
   state: AgentState;
   /** Matched against the screen text (lines joined with "\n"). */
   pattern: RegExp;
-  /** Only look at the last N non-blank lines of the screen. */
-  within?: number;
+  /** Only look at this region of the screen (see {@link ScreenRules.regions}); default the whole screen. */
+  region?: string;
   /** Builds the `message` (e.g. a dialog's question) from the screen lines. */
   message?: (lines: string[]) => string | null;
   /** Why this rule means this state, for `explain`. */
@@ -34,6 +34,10 @@ export interface ScreenRule {
 export interface ScreenRules {
   family: string;
   version: string;
+  /** Splits the screen into named regions (e.g. the last turn, the input box, the status line). */
+  regions?: (lines: string[]) => Record<string, string[]>;
+  /** The text in the agent's input box, or null when none is shown. */
+  composer?: (lines: string[]) => string | null;
   rules: ScreenRule[];
 }
 
@@ -48,14 +52,14 @@ export interface ScreenVerdict {
 /** Classifies a screen; null when no rule matches. */
 export function classifyScreen(rules: ScreenRules, screen: string): ScreenVerdict | null {
   const lines = screen.split("\n");
-  const nonBlank = lines.filter((l) => l.trim() !== "");
+  const regions = rules.regions?.(lines) ?? {};
   for (const rule of rules.rules) {
-    const text = rule.within ? nonBlank.slice(-rule.within).join("\n") : screen;
-    if (rule.pattern.test(text)) {
+    const region = rule.region ? regions[rule.region] ?? [] : lines;
+    if (rule.pattern.test(region.join("\n"))) {
       return {
         rule: rule.id,
         state: rule.state,
-        message: rule.message ? rule.message(lines) : null,
+        message: rule.message ? rule.message(region) : null,
         note: rule.note,
       };
     }

@@ -3,31 +3,61 @@
  * (fixtures in tests/fixtures/claude/, one per state); when Claude Code
  * changes its UI text, this file is the fix.
  *
- * Order matters: the first matching rule wins, so dialogs come before the
- * busy line (a dialog can show over a busy turn) and the busy line before
- * the idle prompt.
+ * Claude Code 2.1 draws, from the bottom up: a status line (`? for
+ * shortcuts`, `esc to interrupt`, `Press Ctrl-C again to exit`), the input
+ * box between two rules of `─` with a `❯` prompt, and above it the
+ * transcript, where each turn starts with `❯ <prompt>`. Rules look only at
+ * the region they are about, so an `Interrupted` line from an old turn does
+ * not count once a new turn has started.
+ *
+ * Order matters: the first matching rule wins.
  *
  * @module
  */
 import type { ScreenRules } from "./classify.ts";
 
-/** Lines of a permission dialog: the tool box title down to the question. */
+const RULE_LINE = /^\s*─{20,}\s*$/;
+const BOX = /[│╭╮╰╯─]/g;
+
+/** Splits a Claude Code screen into `status`, `composer`, `transcript` and `last_turn`. */
+export function claudeRegions(lines: string[]): Record<string, string[]> {
+  const rules: number[] = [];
+  lines.forEach((l, i) => RULE_LINE.test(l) && rules.push(i));
+  const last = rules.at(-1) ?? lines.length;
+  const top = rules.length >= 2 ? rules.at(-2)! : last;
+  const transcript = lines.slice(0, top);
+  const turnStart = transcript.findLastIndex((l) => /^❯ /.test(l));
+  return {
+    status: lines.slice(last + 1),
+    composer: rules.length >= 2 ? lines.slice(top + 1, last) : [],
+    transcript,
+    last_turn: turnStart >= 0 ? transcript.slice(turnStart) : transcript.slice(-15),
+  };
+}
+
+/** The text in the input box (without the `❯` prompt), or null when there is no input box. */
+export function claudeComposer(lines: string[]): string | null {
+  const { composer } = claudeRegions(lines);
+  if (!composer.length) return null;
+  return composer.map((l) => l.replace(/^❯ ?/, "").replace(/^ {2}/, "").trimEnd()).join("\n").trim();
+}
+
+/** The question of a permission dialog, with the command or file it is about. */
 function dialogQuestion(lines: string[]): string | null {
   const q = lines.findLastIndex((l) => /Do you want to /.test(l));
   if (q < 0) return null;
-  const question = lines[q].replace(/[│╭╮╰╯─]/g, "").trim();
-  // The command or file the dialog is about sits a few lines above the question.
+  const question = lines[q].replace(BOX, "").trim();
   const above = lines.slice(Math.max(0, q - 8), q)
-    .map((l) => l.replace(/[│╭╮╰╯─]/g, "").trim())
-    .filter(Boolean);
-  const detail = above.slice(-3).join(" · ");
+    .map((l) => l.replace(BOX, "").trim())
+    .filter((l) => l && !/^(Bash command|Edit file|Create file|Write)$/i.test(l));
+  const detail = above.slice(-2).join(" · ");
   return detail ? `${question} (${detail})` : question;
 }
 
 function lastMatching(re: RegExp) {
   return (lines: string[]) => {
     const line = lines.findLast((l) => re.test(l));
-    return line ? line.replace(/^[\s⎿│>●]+/, "").replace(/[│\s]+$/, "").trim() : null;
+    return line ? line.replace(/^[\s⎿●]+/, "").trim() : null;
   };
 }
 
@@ -35,11 +65,13 @@ function lastMatching(re: RegExp) {
 export const CLAUDE_SCREEN: ScreenRules = {
   family: "claude",
   version: "2.1.328",
+  regions: claudeRegions,
+  composer: claudeComposer,
   rules: [
     {
       id: "permission_dialog",
       state: "waiting_for_input",
-      pattern: /Do you want to (proceed|make this edit|create|allow|run)[^\n]*\?[\s\S]*1\.\s*Yes/,
+      pattern: /Do you want to [^\n]*\?[\s\S]*1\.\s*Yes/,
       message: dialogQuestion,
       note: "a permission dialog asks the user to approve a tool call",
     },
@@ -47,37 +79,37 @@ export const CLAUDE_SCREEN: ScreenRules = {
       id: "busy",
       state: "thinking",
       pattern: /esc to interrupt/i,
-      within: 12,
+      region: "status",
       note: "the status line says `esc to interrupt` while a turn runs",
+    },
+    {
+      id: "exit_prompt",
+      state: "idle",
+      pattern: /Press Ctrl-[CD] again to exit/i,
+      region: "status",
+      note: "Claude Code asks for a second Ctrl-C before it exits",
     },
     {
       id: "interrupted",
       state: "waiting_for_input",
       pattern: /Interrupted[^\n]*What should Claude do instead\?/,
-      within: 12,
+      region: "last_turn",
       message: lastMatching(/Interrupted/),
-      note: "the turn was interrupted (Esc or a refused dialog); no hook fires for this",
+      note: "the last turn was interrupted (Esc, or a refused dialog); no hook fires for this",
     },
     {
       id: "api_error",
       state: "errored",
-      pattern: /API Error|Request timed out|overloaded_error|Credit balance/i,
-      within: 12,
-      message: lastMatching(/API Error|Request timed out|overloaded|Credit balance/i),
+      pattern: /API Error|Request timed out/,
+      region: "last_turn",
+      message: lastMatching(/API Error|Request timed out/),
       note: "the last turn ended with an API error",
-    },
-    {
-      id: "exit_prompt",
-      state: "idle",
-      pattern: /Press Ctrl-C again to exit|Press Ctrl-D again to exit/i,
-      within: 6,
-      note: "Claude Code asks for a second Ctrl-C before it exits",
     },
     {
       id: "idle_prompt",
       state: "idle",
-      pattern: /^[\s│]*>\s|\? for shortcuts/m,
-      within: 8,
+      pattern: /\? for shortcuts|^❯/m,
+      region: "status",
       note: "the input box is shown with no busy line: the agent waits for a prompt",
     },
   ],

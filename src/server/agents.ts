@@ -12,7 +12,7 @@ import { detectFamily } from "../agents/detect.ts";
 import { WAITING_NOTIFICATIONS } from "../agents/hook.ts";
 import type { BusEvent, EventBus } from "./bus.ts";
 import type { PanePool } from "./pane_pool.ts";
-import { foreground } from "./proc.ts";
+import { foreground, foregroundGroup, processGroups, type ProcessInfo } from "./proc.ts";
 import type { Registry, Surface } from "./registry.ts";
 
 /** Screen rules per agent family. */
@@ -26,6 +26,17 @@ const SCREEN_DEBOUNCE_MS = 60;
 const HOOK_GRACE_MS = 1500;
 /** Process detection and stall checks run this often. */
 const SCAN_MS = 1000;
+
+/** The agent process in a PTY's foreground process group, if any. */
+function agentProcess(ptyPid: number, groups: Map<number, ProcessInfo[]>) {
+  const pgrp = foregroundGroup(ptyPid);
+  if (pgrp === null) return null;
+  for (const p of groups.get(pgrp) ?? []) {
+    const family = detectFamily(p.argv);
+    if (family) return { family, pid: p.pid, argv: p.argv };
+  }
+  return null;
+}
 
 /** A hook frame as the host received it (validated). */
 export interface HookFrame {
@@ -63,7 +74,8 @@ interface Agent {
   hookAt: number;
   lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
   screen: (ScreenVerdict & { at: number }) | null;
-  prompts: { text: string; at: number }[];
+  /** Process detection has seen this agent's process (so its absence means it exited). */
+  seenProcess: boolean;
   why: string;
 }
 
@@ -109,11 +121,12 @@ export class AgentTracker {
           a.lastActivity = Date.now();
           if (a.state === "stalled") this.#set(a, "thinking", "output resumed");
           this.#scheduleScreen(id);
-        } else {
-          this.#detect(id);
         }
         break;
       }
+      case "surface_created":
+        this.#detect(id, processGroups());
+        break;
       case "surface_exited": {
         const a = this.#agents.get(id);
         if (a) this.#exit(a, ev.exit_code as number);
@@ -151,21 +164,22 @@ export class AgentTracker {
   }
 
   /** Process detection for one pane: a new agent, or one that went away. */
-  #detect(id: number): void {
+  #detect(id: number, groups: Map<number, ProcessInfo[]>): void {
     const s = this._registry.surfaces.get(id);
     if (!s || s.exit) return;
-    const fg = foreground(s.pid);
-    const family = fg ? detectFamily(fg.argv) : null;
+    const found = agentProcess(s.pid, groups);
     const a = this.#agents.get(id);
-    if (family && !a) {
-      const agent = this.#create(id, family, fg!.pid);
-      agent.why = `process ${fg!.pid} (${fg!.argv.slice(0, 2).join(" ")}) looks like ${family}`;
+    if (found && !a) {
+      const agent = this.#create(id, found.family, found.pid);
+      agent.seenProcess = true;
+      agent.why = `process ${found.pid} (${found.argv.slice(0, 2).join(" ")}) looks like ${found.family}`;
       this.#publishState(agent, null);
       this.#scheduleScreen(id);
-    } else if (a && !family && !a.hooked) {
+    } else if (a && !found && (!a.hooked || a.seenProcess)) {
       this.#exit(a, null);
-    } else if (a && family && fg) {
-      a.pid = fg.pid;
+    } else if (a && found) {
+      a.pid = found.pid;
+      a.seenProcess = true;
     }
   }
 
@@ -189,7 +203,7 @@ export class AgentTracker {
       hookAt: 0,
       lastHook: null,
       screen: null,
-      prompts: [],
+      seenProcess: false,
       why: "",
     };
     this.#agents.set(id, a);
@@ -199,7 +213,8 @@ export class AgentTracker {
   /** Periodic work: process detection for every pane, stall detection for agents. */
   scan(): void {
     const now = Date.now();
-    for (const s of this._registry.surfaces.values()) this.#detect(s.id);
+    const groups = processGroups();
+    for (const s of this._registry.surfaces.values()) this.#detect(s.id, groups);
     for (const a of this.#agents.values()) {
       if (a.state === "thinking" && now - a.lastActivity >= this._stallMs) {
         this.#set(
@@ -452,14 +467,29 @@ export class AgentTracker {
     };
   }
 
+  /** The tracked agent's state, or null. */
+  stateOf(id: number): AgentState | null {
+    return this.#agents.get(id)?.state ?? null;
+  }
+
   /** The tracked agent's family, or null. */
   toolOf(id: number): string | null {
     return this.#agents.get(id)?.tool ?? null;
   }
 
-  /** Classifies the pane's screen now and returns the verdict (for the submit transaction). */
-  async screenNow(id: number): Promise<ScreenVerdict | null> {
-    await this.#classify(id);
-    return this.#agents.get(id)?.screen ?? null;
+  /** The screen rules of the pane's agent, or null. */
+  rulesOf(id: number): ScreenRules | null {
+    const tool = this.toolOf(id);
+    return tool ? SCREENS[tool] ?? null : null;
+  }
+
+  /** Reads and classifies the pane's screen now (for the submit transaction). */
+  async screenNow(id: number): Promise<{ verdict: ScreenVerdict | null; composer: string | null } | null> {
+    const s = this._registry.surfaces.get(id);
+    const rules = this.rulesOf(id);
+    if (!s || !rules || s.exit) return null;
+    const r = await this._pool.read(id, s.rows, 0);
+    const verdict = classifyScreen(rules, r.lines.join("\n"));
+    return { verdict, composer: rules.composer ? rules.composer(r.lines) : null };
   }
 }

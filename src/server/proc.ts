@@ -53,3 +53,49 @@ export function foreground(pid: number): Foreground | null {
   const owner = readArgv(fg) ? fg : pid;
   return { pid: owner, argv, cwd: readCwd(owner) };
 }
+
+/** A process: pid, process group and argv. */
+export interface ProcessInfo {
+  pid: number;
+  pgrp: number;
+  argv: string[];
+}
+
+/** Parses the pgrp (process group) field of /proc/<pid>/stat. */
+export function parsePgrp(stat: string): number | null {
+  const close = stat.lastIndexOf(")");
+  if (close < 0) return null;
+  const pgrp = Number(stat.slice(close + 2).split(" ")[2]);
+  return Number.isInteger(pgrp) ? pgrp : null;
+}
+
+/** Every process on the machine, grouped by process group (one /proc scan). */
+export function processGroups(): Map<number, ProcessInfo[]> {
+  const groups = new Map<number, ProcessInfo[]>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const pid = Number(entry.name);
+    let pgrp: number | null;
+    try {
+      pgrp = parsePgrp(Deno.readTextFileSync(`/proc/${pid}/stat`));
+    } catch {
+      continue;
+    }
+    if (pgrp === null) continue;
+    const argv = readArgv(pid);
+    if (!argv) continue;
+    const list = groups.get(pgrp) ?? [];
+    list.push({ pid, pgrp, argv });
+    groups.set(pgrp, list);
+  }
+  return groups;
+}
+
+/** The foreground process group id of the PTY led by `pid`. */
+export function foregroundGroup(pid: number): number | null {
+  try {
+    return parseTpgid(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return null;
+  }
+}

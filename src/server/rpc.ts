@@ -13,6 +13,7 @@ import { fence } from "./fence.ts";
 import { keyBytes } from "./keys.ts";
 import type { AgentTracker, HookFrame } from "./agents.ts";
 import type { PanePool } from "./pane_pool.ts";
+import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "./submit.ts";
 import type { Registry, Surface } from "./registry.ts";
 
 /** A JSON-RPC response object. */
@@ -60,14 +61,13 @@ function live(s: Surface): Surface {
   return s;
 }
 
-/** Delay between a pasted payload and its submitting CR: a base growing with size. */
-export function submitDelayMs(base: number, bytes: number): number {
-  return base + Math.min(1000, Math.floor(bytes / 1024) * 5);
-}
-
-/** Strips the paste terminator from a payload so it cannot end the paste early. */
-export function stripPasteEnd(text: string): string {
-  return text.replaceAll("\x1b[201~", "");
+/** Writes a large prompt next to the socket so the agent can read it by reference. */
+async function writePromptFile(ctx: HostContext, id: number, text: string): Promise<string> {
+  const dir = `${ctx.socketPath.slice(0, ctx.socketPath.lastIndexOf("/"))}/prompts`;
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = `${dir}/surface-${id}-${Date.now()}.md`;
+  await Deno.writeTextFile(path, text, { mode: 0o600 });
+  return path;
 }
 
 function hook(ctx: HostContext, method: string, frame: HookFrame) {
@@ -196,6 +196,30 @@ const handlers: Handlers = {
     if (p.submit || p.paste) {
       const modes = await ctx.pool.modes(s.id);
       bracketed = modes.bracketed_paste;
+    }
+    if (p.submit && ctx.agents.toolOf(s.id)) {
+      let text = p.text;
+      let viaFile: string | null = null;
+      if (bytes > LARGE_PROMPT_BYTES) {
+        viaFile = await writePromptFile(ctx, s.id, p.text);
+        text = `Read the file ${viaFile} and follow the instructions in it.`;
+      }
+      const r = await submitToAgent({
+        pool: ctx.pool,
+        agents: ctx.agents,
+        id: s.id,
+        text,
+        bracketed,
+        delayMs: submitDelayMs(ctx.config.submit_paste_delay_ms, bytes),
+      });
+      return {
+        surface_id: s.id,
+        bytes,
+        bracketed,
+        submitted: r.status === "submitted" || r.status === "queued",
+        ...r,
+        via_file: viaFile,
+      };
     }
     const payload = bracketed ? `\x1b[200~${stripPasteEnd(p.text)}\x1b[201~` : p.text;
     if (payload) await ctx.pool.write(s.id, payload);

@@ -1,0 +1,175 @@
+/**
+ * Submitting a prompt to an agent as a transaction: paste, wait until the
+ * input box shows it, press Enter, and report success only with evidence
+ * that the turn started (the UserPromptSubmit hook carrying our prompt, the
+ * busy line, or the input box cleared). Enter is retried only while the
+ * input box still holds exactly our text.
+ *
+ * @module
+ */
+import { ErrorCode } from "../spec/codes.ts";
+import { RpcError } from "../errors.ts";
+import type { AgentTracker } from "./agents.ts";
+import type { PanePool } from "./pane_pool.ts";
+
+/** How a submit ended. */
+export type SubmitStatus = "submitted" | "queued" | "stalled" | "unknown";
+
+/** Result of {@link submitToAgent}. */
+export interface SubmitResult {
+  status: SubmitStatus;
+  attempts: number;
+  evidence: string;
+  elapsed_ms: number;
+}
+
+/** Delay between a pasted payload and its submitting CR: a base growing with size. */
+export function submitDelayMs(base: number, bytes: number): number {
+  return base + Math.min(1000, Math.floor(bytes / 1024) * 5);
+}
+
+const PASTE_END = "\x1b[201~";
+
+/**
+ * Strips the paste terminator from a payload so it cannot end the paste early.
+ * Removing one can join the pieces around it into another (`ESC[20` +
+ * terminator + `1~`), so this removes as a stack does, in one linear pass.
+ */
+export function stripPasteEnd(text: string): string {
+  if (!text.includes(PASTE_END)) return text;
+  const out: string[] = [];
+  for (const ch of text) {
+    out.push(ch);
+    if (ch === "~" && out.length >= PASTE_END.length && out.slice(-PASTE_END.length).join("") === PASTE_END) {
+      out.length -= PASTE_END.length;
+    }
+  }
+  return out.join("");
+}
+
+/** Prompts larger than this are written to a file and submitted by reference. */
+export const LARGE_PROMPT_BYTES = 16 * 1024;
+
+const POLL_MS = 40;
+/** Claude Code drops keys sent this soon after a dialog or redraw appears. */
+const SETTLE_MS = 150;
+const SHOW_TIMEOUT_MS = 2000;
+const EVIDENCE_TIMEOUT_MS = 6000;
+const RETRY_AFTER_MS = 700;
+const MAX_ATTEMPTS = 3;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const squash = (t: string) => t.replace(/\s+/g, " ").trim();
+
+/** Whether the input box shows `text` (or Claude Code's placeholder for a long paste). */
+export function composerHolds(composer: string | null, text: string): boolean {
+  if (composer === null) return false;
+  const c = squash(composer);
+  if (/\[Pasted text #\d+/.test(c)) return true;
+  const t = squash(text);
+  if (!t) return c === "";
+  const tail = t.slice(-40);
+  return c.includes(tail) || c.endsWith(t.slice(-Math.min(t.length, c.length)));
+}
+
+/** Options for {@link submitToAgent}. */
+export interface SubmitOptions {
+  pool: PanePool;
+  agents: AgentTracker;
+  id: number;
+  text: string;
+  bracketed: boolean;
+  delayMs: number;
+}
+
+/** Runs the submit transaction against a pane with a known agent. */
+export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> {
+  const { pool, agents, id, text } = opts;
+  const started = Date.now();
+  const first = await agents.screenNow(id);
+  if (first?.verdict?.rule === "permission_dialog") {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Pane ${id} shows a permission dialog (${
+        first.verdict.message ?? "approve a tool call"
+      }); answer it with paneflow key before submitting`,
+      { reason: "dialog_open" },
+    );
+  }
+  const busy = first?.verdict?.state === "thinking" ||
+    ["thinking", "stalled"].includes(agents.stateOf(id) ?? "");
+  let hookSeen = false;
+  const wanted = squash(text);
+  const stop = agents.onPrompt((sid, prompt) => {
+    if (sid === id && (squash(prompt) === wanted || squash(prompt).includes(wanted.slice(0, 200)))) {
+      hookSeen = true;
+    }
+  });
+  try {
+    const payload = opts.bracketed ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
+    await pool.write(id, payload);
+    // Wait until the input box shows the text before pressing Enter.
+    const showDeadline = Date.now() + SHOW_TIMEOUT_MS;
+    let shown = false;
+    while (Date.now() < showDeadline) {
+      const screen = await agents.screenNow(id);
+      if (screen && composerHolds(screen.composer, text)) {
+        shown = true;
+        break;
+      }
+      if (!screen) break;
+      await sleep(POLL_MS);
+    }
+    await sleep(Math.max(opts.delayMs, SETTLE_MS));
+    let attempts = 0;
+    let lastEnter = 0;
+    const enter = async () => {
+      attempts++;
+      lastEnter = Date.now();
+      await pool.write(id, "\r");
+    };
+    await enter();
+    const deadline = Date.now() + EVIDENCE_TIMEOUT_MS;
+    let holds = shown;
+    while (Date.now() < deadline) {
+      await sleep(POLL_MS);
+      const result = (status: SubmitStatus, evidence: string): SubmitResult => ({
+        status,
+        attempts,
+        evidence,
+        elapsed_ms: Date.now() - started,
+      });
+      if (hookSeen) return result(busy ? "queued" : "submitted", "UserPromptSubmit hook carried the prompt");
+      const screen = await agents.screenNow(id);
+      // No screen rules for this agent: only its hook can tell.
+      if (!screen) continue;
+      holds = composerHolds(screen.composer, text);
+      if (!holds && screen.composer !== null) {
+        if (busy) {
+          return result("queued", "the agent was busy and the input box took the prompt as a queued message");
+        }
+        if (screen.verdict?.state === "thinking") return result("submitted", "busy line on screen");
+        return result("submitted", "input box cleared");
+      }
+      if (holds && Date.now() - lastEnter >= RETRY_AFTER_MS && attempts < MAX_ATTEMPTS) await enter();
+    }
+    if (!agents.rulesOf(id)) {
+      return {
+        status: "unknown",
+        attempts,
+        evidence: "no UserPromptSubmit hook arrived and paneflow cannot read this agent's screen",
+        elapsed_ms: Date.now() - started,
+      };
+    }
+    return {
+      status: holds ? "stalled" : "unknown",
+      attempts,
+      evidence: holds
+        ? `the input box still holds the prompt after ${attempts} Enter presses`
+        : "no hook, busy line or cleared input box seen",
+      elapsed_ms: Date.now() - started,
+    };
+  } finally {
+    stop();
+  }
+}
