@@ -50,7 +50,17 @@ export default defineVerb({
         );
       }
       if (opts.json) printJson(opts.broadcast ? { results } : results[0]);
-      return 0;
+      let code = 0;
+      for (const r of results as { surface_id: number; status?: string; evidence?: string }[]) {
+        // A pane with a known agent reports how the submit went (SPEC §5).
+        if (r.status === undefined) continue;
+        if (!opts.json) console.log(`${r.surface_id}: ${r.status} (${r.evidence})`);
+        if (r.status === "stalled") {
+          console.error(`paneflow: pane ${r.surface_id}: the prompt was pasted but the agent did not take it`);
+          code = 1;
+        }
+      }
+      return code;
     });
   },
 });
