@@ -1,9 +1,10 @@
 /**
  * One event bus, many sinks. Each subscriber has a bounded queue; a slow or
- * dead subscriber loses events (counted, then reported as one `dropped`
- * frame) and never slows the host or other subscribers. `surface_changed`
- * frames are coalesced per surface while they wait in a queue, so a flood of
- * output costs a bounded number of frames.
+ * dead subscriber loses the events that find its queue full (counted in one
+ * `dropped` frame that takes their place in the stream, after everything
+ * queued before them) and never slows the host or other subscribers.
+ * `surface_changed` frames are coalesced per surface while they wait in a
+ * queue, so a flood of output costs a bounded number of frames.
  *
  * @module
  */
@@ -27,8 +28,12 @@ export const QUEUE_LIMIT = 1024;
 /** One sink on the bus. Read it with {@link Subscription.next}. */
 export class Subscription {
   #queue: BusEvent[] = [];
+  /** Events in {@link #queue}, not counting `dropped` markers. */
+  #events = 0;
   #changed = new Map<number, BusEvent>();
-  #dropped = 0;
+  /** The `dropped` marker at the tail of the queue, still counting. */
+  #marker: { type: "dropped"; count: number } | null = null;
+  #markers = new WeakSet<BusEvent>();
   #wake: (() => void) | null = null;
   #closed = false;
 
@@ -54,15 +59,27 @@ export class Subscription {
         return;
       }
     }
-    if (this.#queue.length >= QUEUE_LIMIT) {
-      this.#dropped++;
+    if (this.#events >= QUEUE_LIMIT) {
+      // Shed the event. The marker sits where the gap is: after everything
+      // queued before it and before anything queued once there is room, so a
+      // client that resyncs on it never sees an older event afterwards.
+      if (this.#marker) {
+        this.#marker.count++;
+      } else {
+        this.#marker = { type: "dropped", count: 1 };
+        this.#markers.add(this.#marker);
+        this.#queue.push(this.#marker);
+        this.#wake?.();
+      }
       return;
     }
+    this.#marker = null;
     const copy = { ...ev };
     if (ev.type === "surface_changed" && ev.surface_id !== undefined) {
       this.#changed.set(ev.surface_id, copy);
     }
     this.#queue.push(copy);
+    this.#events++;
     this.#wake?.();
   }
 
@@ -73,13 +90,13 @@ export class Subscription {
   async next(timeoutMs?: number): Promise<BusEvent | null | undefined> {
     while (true) {
       if (this.#closed) return null;
-      if (this.#dropped > 0 && this.#queue.length < QUEUE_LIMIT) {
-        const count = this.#dropped;
-        this.#dropped = 0;
-        return { type: "dropped", count };
-      }
       const ev = this.#queue.shift();
       if (ev) {
+        if (this.#markers.has(ev)) {
+          if (ev === this.#marker) this.#marker = null;
+          return { ...ev };
+        }
+        this.#events--;
         if (ev.type === "surface_changed" && this.#changed.get(ev.surface_id!) === ev) {
           this.#changed.delete(ev.surface_id!);
         }
@@ -96,7 +113,7 @@ export class Subscription {
     }
   }
 
-  /** Events waiting in the queue. */
+  /** Frames waiting: at most {@link QUEUE_LIMIT} events, plus a `dropped` marker at each gap. */
   get pending(): number {
     return this.#queue.length;
   }

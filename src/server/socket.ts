@@ -157,10 +157,15 @@ async function streamEvents(
     surfaces: parsed.data.surfaces ? new Set(parsed.data.surfaces) : undefined,
     types: parsed.data.types ? new Set(parsed.data.types) : undefined,
   });
-  // The peer closing its end (or sending anything) ends the stream.
+  // Input on a stream is ignored; the peer closing its end, or an oversized
+  // line (which `next()` reports without consuming, so looping on it would
+  // spin forever and starve the host), ends the stream.
   (async () => {
     try {
-      while ((await reader.next()) !== null) { /* ignore input */ }
+      while (true) {
+        const line = await reader.next();
+        if (line === null || line === "too_long") break;
+      }
     } catch { /* closed */ }
     sub.close();
   })();
