@@ -270,4 +270,4 @@ try {
   Deno.removeSignalListener("SIGINT", onInterrupt);
 }
 if (failed) Deno.exit(1);
-console.log(bold("Demo complete.") + " Next: deno task test · paneflow help · README.md");
+console.log(bold("Demo complete.") + " Next: deno run -A main.ts help · deno task test · README.md");
