@@ -155,8 +155,17 @@ export class EventBus {
   publish(ev: BusEvent): void {
     const ts = ev.ts ?? Date.now();
     const full = { ...ev, ts };
-    for (const fn of this.#taps) fn(full);
-    for (const sub of this.#subs) {
+    // Read the subscriber list first: anyone added while this event is being
+    // delivered (also from inside a tap) does not see it.
+    const subs = this.#subs;
+    for (const fn of this.#taps) {
+      try {
+        fn({ ...full });
+      } catch (e) {
+        console.error(`paneflow: event tap failed on ${ev.type}: ${(e as Error).message}`);
+      }
+    }
+    for (const sub of subs) {
       if (sub.wants(full)) sub.push(full);
     }
   }

@@ -154,8 +154,9 @@ async function streamEvents(
     return;
   }
   const sub = opts.bus.subscribe({
-    surfaces: parsed.data.surfaces ? new Set(parsed.data.surfaces) : undefined,
-    types: parsed.data.types ? new Set(parsed.data.types) : undefined,
+    // An empty list filters nothing, like an absent one.
+    surfaces: parsed.data.surfaces?.length ? new Set(parsed.data.surfaces) : undefined,
+    types: parsed.data.types?.length ? new Set(parsed.data.types) : undefined,
   });
   // Input on a stream is ignored; the peer closing its end, or an oversized
   // line (which `next()` reports without consuming, so looping on it would
