@@ -89,7 +89,9 @@ export function parseArgs<O extends Record<string, OptionSpec>>(
       continue;
     }
     const raw = inline ?? argv[++i];
-    if (raw === undefined) {
+    const looksLikeOption = inline === undefined && raw !== undefined &&
+      (raw === "--help" || (raw.startsWith("--") && raw.slice(2).split("=")[0] in options));
+    if (raw === undefined || looksLikeOption) {
       throw new UsageError(`Option "--${name}" of paneflow ${verb} needs a value`);
     }
     let value: string | number = raw;
