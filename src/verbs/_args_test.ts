@@ -49,8 +49,10 @@ Deno.test("parseArgs reads values as the next argument or after =", () => {
   assert.equal(parse(["web", "--name=api"]).opts.name, "api");
   assert.equal(parse(["web", "--name=a=b"]).opts.name, "a=b");
   assert.equal(parse(["web", "--name="]).opts.name, "");
-  // A value may look like an option when it is the next argument.
-  assert.equal(parse(["web", "--name", "--json"]).opts.name, "--json");
+  // A known option right after is a forgotten value, not the value; `--name=--json` still works.
+  usageError(() => parse(["web", "--name", "--json"]), `Option "--name" of paneflow read needs a value`);
+  assert.equal(parse(["web", "--name=--json"]).opts.name, "--json");
+  assert.equal(parse(["web", "--name", "--other"]).opts.name, "--other");
   assert.equal(parse(["web", "--name", "-5"]).opts.name, "-5");
 });
 
