@@ -14,6 +14,7 @@ import { AgentTracker } from "./agents.ts";
 import { Registry } from "./registry.ts";
 import type { HostContext } from "./rpc.ts";
 import { serveConnection, writeJson } from "./socket.ts";
+import { pruneOrphanWorktrees } from "./worktree.ts";
 
 /** A running host. */
 export interface Host {
@@ -81,6 +82,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     throw new Error(`Socket path is too long (over 107 bytes): ${opts.socketPath}`);
   }
   await claimSocket(opts.socketPath);
+  await pruneOrphanWorktrees(opts.socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
 
   const bus = new EventBus();
   // deno-lint-ignore prefer-const
@@ -133,6 +135,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     agents,
     scripting: Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1",
     startedAt: Date.now(),
+    log,
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
   };

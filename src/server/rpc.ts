@@ -15,6 +15,7 @@ import type { AgentTracker, HookFrame } from "./agents.ts";
 import type { PanePool } from "./pane_pool.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "./submit.ts";
 import type { Registry, Surface } from "./registry.ts";
+import { workspaceUp } from "./up.ts";
 
 /** A JSON-RPC response object. */
 export type Response =
@@ -32,6 +33,8 @@ export interface HostContext {
   startedAt: number;
   socketPath: string;
   shutdown: () => void;
+  /** The host's log (stderr or the --log file). */
+  log?: (line: string) => void;
 }
 
 type Handler<M extends Method> = (ctx: HostContext, params: Params<M>) => Promise<unknown> | unknown;
@@ -119,6 +122,7 @@ const handlers: Handlers = {
     await registry.closeWorkspace(ws);
     return { closed: index };
   },
+  "workspace.up": (ctx, p) => workspaceUp(ctx, p),
   "workspace.restore_layout": async ({ registry }, p) => {
     const ws = registry.workspaceAt(p.index);
     await registry.restoreLayout(ws, p.layout);

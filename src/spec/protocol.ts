@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { WorkspaceSpec } from "./workspace.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.number().int().min(0).describe("Zero-based workspace index");
@@ -82,6 +83,7 @@ export const methods = {
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
   "workspace.close": z.strictObject({ index: WorkspaceIndex.optional() }),
+  "workspace.up": WorkspaceSpec.describe("Bring up a workspace spec (paneflow up); cwds absolute"),
   "workspace.restore_layout": z.strictObject({
     layout: z.union([LayoutName, LayoutTree]),
     index: WorkspaceIndex.optional(),

@@ -1,0 +1,484 @@
+/**
+ * `workspace.up` (SPEC §6): brings a workspace spec up on the host. Checks
+ * the whole spec first (nothing is created unless all of it is valid), plans
+ * commands, ports and worktrees, then creates worktrees and panes in order,
+ * reusing panes of an earlier `up` that still run. A setup command runs
+ * inside the pane before its program; a prompt is typed into the program
+ * once it is ready and never submitted. The plan is shared with
+ * `paneflow up --dry-run`.
+ *
+ * @module
+ */
+import { ErrorCode } from "../spec/codes.ts";
+import { RpcError } from "../errors.ts";
+import { launchers } from "../agents/launchers.ts";
+import {
+  checkWorkspace,
+  formatPath,
+  type Issue,
+  PORT_TOKEN,
+  type ResolvedPane,
+  type ResolvedWorkspace,
+  type WorkspaceSpec,
+} from "../spec/workspace.ts";
+import { allocatePorts } from "./ports.ts";
+import { foreground } from "./proc.ts";
+import type { PaneOptions, Surface, Workspace } from "./registry.ts";
+import type { HostContext } from "./rpc.ts";
+import {
+  createWorktree,
+  planWorktree,
+  teardownWorktree,
+  WorktreeManager,
+  type WorktreePlan,
+} from "./worktree.ts";
+
+/** One pane of a plan: what will run where. */
+export interface PanePlan {
+  index: number;
+  name: string | null;
+  agent: string | null;
+  /** The agent's launcher command, the pane's command, or null for a shell. */
+  command: string | null;
+  /** Where it runs (inside the worktree when there is one). */
+  cwd: string;
+  /** The pane's own env, `${port_offset}` substituted. */
+  env: Record<string, string>;
+  port: number | null;
+  worktree: WorktreePlan | null;
+  setup: string | null;
+  setup_timeout_secs: number;
+  prompt: string | null;
+  focus: boolean;
+}
+
+/** Options for {@link planPanes}. */
+export interface PlanOptions {
+  /** Launcher table (agent name → command). */
+  launchers: Record<string, string>;
+  /** The environment panes start from (for finding programs on PATH). */
+  baseEnv: Record<string, string>;
+  /** Plan only these spec indexes (the rest are reused). */
+  only?: Set<number>;
+  /** Ports already handed out. */
+  takenPorts?: Set<number>;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Why the program of a shell command cannot be found, or null (also when it cannot tell). */
+export function programProblem(command: string, path: string, cwd: string): string | null {
+  const m = /^\s*([^\s'"`$;&|<>()=\\]+)(\s|$)/.exec(command);
+  if (!m) return null;
+  const word = m[1];
+  if (word.includes("/")) {
+    return isExecutable(word.startsWith("/") ? word : `${cwd}/${word}`)
+      ? null
+      : `"${word}" is not an executable file`;
+  }
+  for (const dir of path.split(":")) if (dir && isExecutable(`${dir}/${word}`)) return null;
+  return `"${word}" is not on PATH`;
+}
+
+/**
+ * Plans the panes of a checked spec: commands (agents resolved through the
+ * launcher table), worktrees (git is asked, nothing changes), ports.
+ */
+export async function planPanes(
+  ws: ResolvedWorkspace,
+  opts: PlanOptions,
+): Promise<{ panes: PanePlan[]; issues: Issue[] }> {
+  const issues: Issue[] = [];
+  const panes: PanePlan[] = [];
+  const worktrees = new Map<string, Promise<{ plan: WorktreePlan } | { problem: string }>>();
+  for (const p of ws.panes) {
+    if (opts.only && !opts.only.has(p.index)) continue;
+    let command = p.command;
+    if (p.agent !== null) {
+      command = opts.launchers[p.agent] ?? null;
+      if (command === null) {
+        issues.push({
+          path: ["panes", p.index, "agent"],
+          message: `unknown agent "${p.agent}"; known launchers: ${
+            Object.keys(opts.launchers).join(", ")
+          } (add others as agents.<name>.command in the config)`,
+        });
+      }
+    }
+    let worktree: WorktreePlan | null = null;
+    if (p.worktree) {
+      if (!worktrees.has(p.worktree.path)) worktrees.set(p.worktree.path, planWorktree(p.worktree));
+      const r = await worktrees.get(p.worktree.path)!;
+      if ("problem" in r) issues.push({ path: ["panes", p.index, "worktree"], message: r.problem });
+      else worktree = { ...r.plan, copy_env: p.worktree.copy_env, teardown: p.worktree.teardown };
+    }
+    const cwd = worktree ? (worktree.subdir ? `${worktree.path}/${worktree.subdir}` : worktree.path) : p.cwd;
+    if (p.agent !== null && command !== null) {
+      const PATH = p.env.PATH ?? opts.baseEnv.PATH ?? "";
+      const problem = programProblem(command, PATH, p.cwd);
+      if (problem) {
+        issues.push({
+          path: ["panes", p.index, "agent"],
+          message:
+            `agent "${p.agent}" runs "${command}", but ${problem}; install it or set agents.${p.agent}.command in the config`,
+        });
+      }
+    }
+    panes.push({
+      index: p.index,
+      name: p.name,
+      agent: p.agent,
+      command,
+      cwd,
+      env: { ...p.env },
+      port: null,
+      worktree,
+      setup: p.setup,
+      setup_timeout_secs: p.setup_timeout_secs,
+      prompt: p.prompt,
+      focus: p.focus,
+    });
+  }
+  const wantPort = panes.filter((p) => Object.values(p.env).some((v) => v.includes(PORT_TOKEN)));
+  if (wantPort.length) {
+    try {
+      const ports = allocatePorts(ws.port_base, wantPort.length, { taken: opts.takenPorts });
+      wantPort.forEach((p, i) => {
+        p.port = ports[i];
+        for (const [k, v] of Object.entries(p.env)) p.env[k] = v.replaceAll(PORT_TOKEN, String(ports[i]));
+      });
+    } catch (e) {
+      issues.push({ path: ["port_base"], message: (e as Error).message });
+    }
+  }
+  return { panes, issues };
+}
+
+/** Marks the argv of a pane whose setup is still running. */
+const WRAPPER_MARK = "paneflow-setup-wrapper";
+
+/** Quotes a string for POSIX sh. */
+export function shQuote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The script a pane with `setup` runs: the setup in the pane's own PTY
+ * (stdin from /dev/null, bounded by `timeout`), a warning when it fails or
+ * times out, then `exec` of the program either way.
+ */
+export function setupScript(
+  o: { setup: string; timeoutSecs: number; shell: string; command: string | null },
+): string {
+  const sh = shQuote(o.shell);
+  const setup = shQuote(o.setup);
+  const secs = o.timeoutSecs;
+  return [
+    `# ${WRAPPER_MARK}`,
+    `printf '[paneflow] setup: %s\\n' ${setup}`,
+    `if command -v timeout >/dev/null 2>&1; then timeout -k 5 ${secs} ${sh} -c ${setup} </dev/null; ` +
+    `else ${sh} -c ${setup} </dev/null; fi`,
+    `rc=$?`,
+    `if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then printf '[paneflow] warning: setup timed out after ${secs}s; starting anyway\\n'`,
+    `elif [ "$rc" -ne 0 ]; then printf '[paneflow] warning: setup failed (exit %s); starting anyway\\n' "$rc"`,
+    `else printf '[paneflow] setup done\\n'; fi`,
+    `unset rc`,
+    o.command === null ? `exec ${sh}` : `exec ${sh} -c ${shQuote(o.command)}`,
+  ].join("\n");
+}
+
+/** A pane as `workspace.up` reports it. */
+export interface UpPane {
+  index: number;
+  surface_id: number;
+  name: string | null;
+  agent: string | null;
+  command: string | null;
+  cwd: string;
+  worktree: string | null;
+  port: number | null;
+  reused: boolean;
+  /** "pending" until typed; "skipped" for a reused pane; null without a prompt. */
+  prompt: "pending" | "skipped" | null;
+}
+
+/** The result of `workspace.up`. */
+export interface UpResult {
+  index: number;
+  title: string;
+  panes: UpPane[];
+  surface_ids: number[];
+  created: number[];
+  reused: number[];
+}
+
+interface Origin {
+  title: string;
+  index: number;
+  port: number | null;
+  worktree: string | null;
+}
+
+interface UpState {
+  manager: WorktreeManager;
+  /** Panes this host brought up, by surface id. */
+  origins: Map<number, Origin>;
+  chain: Promise<unknown>;
+}
+
+const states = new WeakMap<object, UpState>();
+
+function log(ctx: HostContext, line: string) {
+  if (ctx.log) ctx.log(line);
+  else console.error(`paneflow: ${line}`);
+}
+
+function stateFor(ctx: HostContext): UpState {
+  let st = states.get(ctx.registry);
+  if (!st) {
+    const state: UpState = {
+      manager: new WorktreeManager(ctx.socketPath, (line) => log(ctx, line)),
+      origins: new Map(),
+      chain: Promise.resolve(),
+    };
+    ctx.registry.closeListeners.add(async (closed) => {
+      for (const s of closed) state.origins.delete(s.id);
+      await state.manager.closed(closed.map((s) => s.id));
+    });
+    states.set(ctx.registry, state);
+    st = state;
+  }
+  return st;
+}
+
+/** Invalid spec: every problem with its key path, for the CLI to locate in the file. */
+function specError(issues: Issue[]): RpcError {
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    `Invalid workspace spec: ${issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join("; ")}`,
+    { reason: "invalid_spec", issues },
+  );
+}
+
+/** `workspace.up`: one at a time per host, so re-runs never race into duplicates. */
+export function workspaceUp(ctx: HostContext, params: WorkspaceSpec): Promise<UpResult> {
+  const st = stateFor(ctx);
+  const run = st.chain.then(() => up(ctx, st, params));
+  st.chain = run.catch(() => {});
+  return run;
+}
+
+function paneEnvBase(ctx: HostContext): Record<string, string> {
+  return { ...Deno.env.toObject(), ...ctx.config.terminal.env };
+}
+
+async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise<UpResult> {
+  const table = launchers(ctx.config);
+  const { issues, workspace } = checkWorkspace(params, { agents: Object.keys(table) });
+  if (!workspace) throw specError(issues);
+  const reg = ctx.registry;
+  const live = [...reg.surfaces.values()];
+
+  // Panes of an earlier `up` that still run are reused: by name, or (unnamed)
+  // by their place in the spec of a workspace with the same title.
+  let target: Workspace | null = reg.workspaces.find((w) => w.title === workspace.name) ?? null;
+  const reused = new Map<number, Surface>();
+  const stale: Surface[] = [];
+  for (const p of workspace.panes) {
+    const s = p.name !== null ? live.find((x) => x.name === p.name) : live.find((x) => {
+      const o = st.origins.get(x.id);
+      return x.workspace === target && x.name === null && o?.title === workspace.name && o.index === p.index;
+    });
+    if (!s) continue;
+    if (s.exit) stale.push(s);
+    else reused.set(p.index, s);
+  }
+  target ??= reused.values().next().value?.workspace ?? null;
+
+  const only = new Set(workspace.panes.filter((p) => !reused.has(p.index)).map((p) => p.index));
+  const takenPorts = new Set(
+    [...st.origins.entries()]
+      .filter(([id, o]) => o.port !== null && reg.surfaces.get(id)?.exit === null)
+      .map(([, o]) => o.port!),
+  );
+  const plan = await planPanes(workspace, { launchers: table, baseEnv: paneEnvBase(ctx), only, takenPorts });
+  if (plan.issues.length) throw specError(plan.issues);
+
+  const shell = ctx.config.terminal.shell ?? Deno.env.get("SHELL") ?? "/bin/sh";
+  const created: Surface[] = [];
+  const createdWorktrees: WorktreePlan[] = [];
+  const byIndex = new Map<number, Surface>(reused);
+  try {
+    for (const s of stale) await reg.closeSurface(s);
+    if (target && reg.indexOf(target) < 0) target = null;
+    const made = new Set<string>();
+    for (const p of plan.panes) {
+      let cwd = p.cwd;
+      if (p.worktree) {
+        if (!made.has(p.worktree.path)) {
+          const r = await createWorktree(p.worktree);
+          made.add(p.worktree.path);
+          if (r.created) createdWorktrees.push(p.worktree);
+          if (r.copied.length) log(ctx, `worktree ${p.worktree.path}: copied ${r.copied.join(", ")}`);
+        }
+        try {
+          if (!Deno.statSync(cwd).isDirectory) cwd = p.worktree.path;
+        } catch {
+          cwd = p.worktree.path;
+        }
+      }
+      const opts: PaneOptions = { cwd, env: p.env, ...(p.name !== null ? { name: p.name } : {}) };
+      if (p.setup !== null) {
+        opts.argv = [
+          "/bin/sh",
+          "-c",
+          setupScript({ setup: p.setup, timeoutSecs: p.setup_timeout_secs, shell, command: p.command }),
+        ];
+      } else if (p.command !== null) opts.command = p.command;
+      let s: Surface;
+      if (!target) {
+        const r = await reg.createWorkspace({ ...opts, title: workspace.name, layout: workspace.layout });
+        target = r.workspace;
+        s = r.surface;
+      } else {
+        s = await reg.addPane(target, opts, null);
+      }
+      created.push(s);
+      byIndex.set(p.index, s);
+      st.origins.set(s.id, {
+        title: workspace.name,
+        index: p.index,
+        port: p.port,
+        worktree: p.worktree?.path ?? null,
+      });
+      if (p.worktree) await st.manager.attach(p.worktree, s.id);
+    }
+  } catch (e) {
+    for (const s of created.reverse()) await reg.closeSurface(s).catch(() => {});
+    for (const wt of createdWorktrees) await teardownWorktree({ ...wt, teardown: "auto" }).catch(() => {});
+    const message = e instanceof RpcError || e instanceof Error ? e.message : String(e);
+    throw new RpcError(
+      ErrorCode.InternalError,
+      `Cannot bring up workspace "${workspace.name}": ${message}; what this call had created was closed again`,
+    );
+  }
+
+  const ws = target!;
+  const focus = workspace.panes.find((p) => p.focus);
+  if (focus) reg.focus(byIndex.get(focus.index)!);
+  else reg.select(reg.indexOf(ws));
+
+  for (const p of plan.panes) {
+    if (p.prompt === null) continue;
+    const s = byIndex.get(p.index)!;
+    prefill(ctx, s, p.prompt, { wrapped: p.setup !== null, setupSecs: p.setup_timeout_secs })
+      .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
+  }
+
+  const planned = new Map(plan.panes.map((p) => [p.index, p]));
+  const panes: UpPane[] = workspace.panes.map((p: ResolvedPane) => {
+    const s = byIndex.get(p.index)!;
+    const pl = planned.get(p.index);
+    const origin = st.origins.get(s.id);
+    return {
+      index: p.index,
+      surface_id: s.id,
+      name: s.name,
+      agent: p.agent,
+      command: pl ? pl.command : p.agent !== null ? table[p.agent] ?? null : p.command,
+      cwd: s.cwd,
+      worktree: origin?.worktree ?? pl?.worktree?.path ?? null,
+      port: origin?.port ?? null,
+      reused: reused.has(p.index),
+      prompt: p.prompt === null ? null : reused.has(p.index) ? "skipped" : "pending",
+    };
+  });
+  return {
+    index: reg.indexOf(ws),
+    title: ws.title,
+    panes,
+    surface_ids: reg.describeWorkspace(ws).surface_ids,
+    created: created.map((s) => s.id),
+    reused: [...reused.values()].map((s) => s.id),
+  };
+}
+
+/** Quiet time after the program's first output before it counts as ready. */
+const SETTLE_MS = 500;
+/** A program that prints nothing counts as ready after this long. */
+const SILENT_MS = 3000;
+/** Typed anyway when output never settles within this long. */
+const READY_DEADLINE_MS = 60_000;
+
+function cmdline(pid: number): string | null {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the pane's foreground process is blocked reading its terminal (fd 0). */
+function readingTty(pid: number): boolean {
+  const fg = foreground(pid)?.pid ?? pid;
+  try {
+    return Deno.readTextFileSync(`/proc/${fg}/syscall`).startsWith("0 0x0 ");
+  } catch {
+    return false;
+  }
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 50));
+
+/**
+ * Types `prompt` into a pane once its program is ready: after the setup
+ * wrapper has handed over, when its first output has settled (or it reads
+ * the terminal without printing). Never submits: no CR; newlines go in a
+ * bracketed paste when the program asked for one, else become spaces.
+ */
+async function prefill(
+  ctx: HostContext,
+  s: Surface,
+  prompt: string,
+  o: { wrapped: boolean; setupSecs: number },
+): Promise<void> {
+  const gone = () => s.exit !== null || !ctx.registry.surfaces.has(s.id);
+  if (o.wrapped) {
+    const until = Date.now() + (o.setupSecs + 30) * 1000;
+    while (!gone() && Date.now() < until) {
+      const line = cmdline(s.pid);
+      if (line !== null && !line.includes(WRAPPER_MARK)) break;
+      await tick();
+    }
+    // Let the wrapper's last lines land before watching for the program's own output.
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const launched = Date.now();
+  const g0 = s.generation;
+  while (!gone()) {
+    const now = Date.now();
+    if (now - launched > READY_DEADLINE_MS) break;
+    if (s.generation > g0) {
+      if (now - s.lastOutputAt >= SETTLE_MS) break;
+    } else if (now - launched >= SILENT_MS || readingTty(s.pid)) break;
+    await tick();
+  }
+  if (gone()) return;
+  // deno-lint-ignore no-control-regex
+  const text = prompt.replace(/\r\n?/g, "\n").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+  let payload = text;
+  if (text.includes("\n")) {
+    const modes = await ctx.pool.modes(s.id);
+    payload = modes.bracketed_paste
+      ? `\x1b[200~${text.replaceAll("\x1b[201~", "")}\x1b[201~`
+      : text.replaceAll("\n", " ");
+  }
+  await ctx.pool.write(s.id, payload);
+}
