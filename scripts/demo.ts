@@ -236,10 +236,13 @@ async function tour(): Promise<void> {
   const shellRuns = async (cmd: RegExp) =>
     (await panes()).some((p) => p.name === "shell" && cmd.test(p.cmd ?? ""));
   if (proc) {
-    await until(
-      "polled `paneflow ls` until the shell's foreground command was sleep",
-      () => shellRuns(/\bsleep 600\b/),
-    );
+    await until("polled `paneflow ls` until the shell ran sleep and the build had exited", async () => {
+      const [build, shell] = [
+        (await panes()).find((p) => p.name === "build"),
+        await shellRuns(/\bsleep 600\b/),
+      ];
+      return build?.exited && shell;
+    });
     await pf(["ls", "--human"], "build exited 0 and stays readable; CMD is live");
   } else {
     await untilPaneShows("shell", "sleep 600");
