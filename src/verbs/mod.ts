@@ -55,6 +55,7 @@ export const verbs: VerbEntry[] = [
   { name: "ai-hook", summary: "Lifecycle hook that agents call (always exits 0)", load: () => lazy(import("./ai_hook.ts")) },
   { name: "hooks", summary: "Install paneflow's hooks into Claude Code (setup|status|uninstall)", load: () => lazy(import("./hooks.ts")) },
   { name: "new", summary: "Create a workspace with one pane", load: () => lazy(import("./new.ts")) },
+  { name: "up", summary: "Bring up a workspace from a TOML spec", load: () => lazy(import("./up.ts")) },
   { name: "select", summary: "Make a workspace active", load: () => lazy(import("./select.ts")) },
   { name: "split", summary: "Split a pane (h: right, v: below)", load: () => lazy(import("./split.ts")) },
   { name: "focus", summary: "Focus a pane and its workspace", load: () => lazy(import("./focus.ts")) },
