@@ -13,12 +13,13 @@ import { runVerb } from "./src/verbs/_verb.ts";
 function invokedAs(): string | null {
   const exe = Deno.execPath();
   if (/\/deno(\.exe)?$/.test(exe)) return null;
+  let argv0 = exe;
   try {
-    const argv0 = Deno.readTextFileSync("/proc/self/cmdline").split("\0")[0];
-    return argv0.slice(argv0.lastIndexOf("/") + 1);
+    argv0 = Deno.readTextFileSync("/proc/self/cmdline").split("\0")[0];
   } catch {
-    return null;
+    // No /proc (macOS): the executable's own path is the name it was run by.
   }
+  return argv0.slice(argv0.lastIndexOf("/") + 1);
 }
 
 /** Runs the CLI and returns the exit code. */
