@@ -366,6 +366,8 @@ export async function serveStdio(opts: BridgeOptions = {}): Promise<number> {
   const done = new Promise<void>((resolve) => {
     process.stdin.once("end", () => resolve());
     process.stdin.once("close", () => resolve());
+    // The client went away mid-write (EPIPE): stop quietly instead of crashing.
+    process.stdout.on("error", () => resolve());
     transport.onclose = () => resolve();
   });
   const abort = new AbortController();
