@@ -1,4 +1,4 @@
-import { Client } from "../client.ts";
+import { Client, withClient } from "../client.ts";
 import { CliFailure, RpcError } from "../errors.ts";
 import { resolveMany } from "../selector.ts";
 import { defineVerb } from "./_verb.ts";
@@ -19,17 +19,21 @@ export default defineVerb({
   },
   positionals: [],
   async run({ opts }) {
-    const client = await Client.connect();
-    try {
-      const params: Record<string, unknown> = {};
-      if (opts.surface.length) {
+    const params: Record<string, unknown> = {};
+    if (opts.surface.length) {
+      // Selectors resolve on their own connection, so the subscribe request
+      // is always request 1 and the ack reads {"type":"subscribed","id":1}.
+      params.surfaces = await withClient(async (c) => {
         const ids = new Set<number>();
         for (const sel of opts.surface) {
-          for (const p of await resolveMany(client, sel)) ids.add(p.surface_id);
+          for (const p of await resolveMany(c, sel)) ids.add(p.surface_id);
         }
-        params.surfaces = [...ids];
-      }
-      if (opts.type.length) params.types = opts.type;
+        return [...ids];
+      });
+    }
+    if (opts.type.length) params.types = opts.type;
+    const client = await Client.connect();
+    try {
       await client.send("events.subscribe", params);
       const first = await client.readLine();
       if (first === null) throw new CliFailure("The host closed the connection");

@@ -1,0 +1,244 @@
+/**
+ * Long-lived connections for event tests: an `events.subscribe` stream that
+ * collects frames in the background (or deliberately never reads), a
+ * persistent JSON-RPC connection, and a CLI child whose stdout is read line
+ * by line while it runs.
+ *
+ * @module
+ */
+import { ROOT, waitUntil } from "./_harness.ts";
+
+const encoder = new TextEncoder();
+
+/** One frame off an event stream. */
+export type Frame = { type: string; surface_id?: number; [k: string]: unknown };
+
+async function writeAll(conn: Deno.Conn, data: Uint8Array) {
+  let off = 0;
+  while (off < data.length) off += await conn.write(data.subarray(off));
+}
+
+/** Splits a byte stream into lines. */
+class Lines {
+  #buf = "";
+  #dec = new TextDecoder();
+  push(chunk: Uint8Array): string[] {
+    this.#buf += this.#dec.decode(chunk, { stream: true });
+    const parts = this.#buf.split("\n");
+    this.#buf = parts.pop()!;
+    return parts;
+  }
+}
+
+/** Options for {@link subscribe}. */
+export interface SubscribeOptions {
+  surfaces?: number[];
+  types?: string[];
+  /** Request id (default 1). */
+  id?: number | string;
+  /** Do not read: frames pile up in the kernel and the host's queue until {@link EventStream.resume}. */
+  paused?: boolean;
+}
+
+/** An `events.subscribe` connection. */
+export class EventStream {
+  /** Every frame read so far, in order, with the local time it was read. */
+  readonly frames: Frame[] = [];
+  readonly times: number[] = [];
+  #closed = false;
+  #ended = false;
+  #reading: Promise<void> | null = null;
+
+  constructor(readonly conn: Deno.Conn) {}
+
+  /** Starts (or restarts) reading frames in the background. */
+  resume(): void {
+    this.#reading ??= this.#read();
+  }
+
+  async #read() {
+    const lines = new Lines();
+    const buf = new Uint8Array(64 * 1024);
+    try {
+      while (true) {
+        const n = await this.conn.read(buf);
+        if (n === null) break;
+        const now = performance.now();
+        for (const line of lines.push(buf.subarray(0, n))) {
+          if (!line) continue;
+          this.frames.push(JSON.parse(line));
+          this.times.push(now);
+        }
+      }
+    } catch {
+      /* closed locally */
+    }
+    this.#ended = true;
+  }
+
+  /** Whether the host closed the stream. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Frames of one type (optionally of one surface). */
+  of(type: string, surfaceId?: number): Frame[] {
+    return this.frames.filter((f) =>
+      f.type === type && (surfaceId === undefined || f.surface_id === surfaceId)
+    );
+  }
+
+  /** Waits for a frame matching `pred` at or after index `from`; returns it. */
+  waitFor(
+    description: string,
+    pred: (f: Frame) => boolean,
+    { from = 0, timeoutMs = 10_000 } = {},
+  ): Promise<Frame> {
+    return waitUntil(description, () => {
+      const f = this.frames.slice(from).find(pred);
+      if (f) return f;
+      if (this.#ended) throw new Error(`stream ended; frames: ${JSON.stringify(this.frames.slice(-5))}`);
+      return false;
+    }, { timeoutMs, intervalMs: 5 });
+  }
+
+  /** Closes the connection and waits for the reader to stop. */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      try {
+        this.conn.close();
+      } catch { /* already closed */ }
+    }
+    await this.#reading;
+  }
+}
+
+/** Opens a connection, sends `events.subscribe` and (unless paused) reads the ack. */
+export async function subscribe(socket: string, opts: SubscribeOptions = {}): Promise<EventStream> {
+  const conn = await Deno.connect({ transport: "unix", path: socket });
+  const params: Record<string, unknown> = {};
+  if (opts.surfaces) params.surfaces = opts.surfaces;
+  if (opts.types) params.types = opts.types;
+  const req = { jsonrpc: "2.0", id: opts.id ?? 1, method: "events.subscribe", params };
+  await writeAll(conn, encoder.encode(JSON.stringify(req) + "\n"));
+  const stream = new EventStream(conn);
+  if (!opts.paused) {
+    stream.resume();
+    try {
+      const ack = await stream.waitFor("the subscription ack", () => true, { timeoutMs: 5000 });
+      if (ack.type !== "subscribed") throw new Error(`Expected the ack, got ${JSON.stringify(ack)}`);
+    } catch (e) {
+      await stream.close();
+      throw e;
+    }
+  }
+  return stream;
+}
+
+/** A persistent JSON-RPC connection; requests are answered in order. */
+export class RpcConn {
+  #lines = new Lines();
+  #pending: string[] = [];
+  #buf = new Uint8Array(64 * 1024);
+  #id = 0;
+
+  private constructor(readonly conn: Deno.Conn) {}
+
+  /** Connects to `socket`. */
+  static async open(socket: string): Promise<RpcConn> {
+    return new RpcConn(await Deno.connect({ transport: "unix", path: socket }));
+  }
+
+  /** Sends a request and returns the whole response object. */
+  async request(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+    const id = ++this.#id;
+    await writeAll(this.conn, encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n"));
+    while (!this.#pending.length) {
+      const n = await this.conn.read(this.#buf);
+      if (n === null) throw new Error(`Connection closed waiting for ${method}`);
+      this.#pending.push(...this.#lines.push(this.#buf.subarray(0, n)).filter(Boolean));
+    }
+    return JSON.parse(this.#pending.shift()!);
+  }
+
+  /** Calls a method and returns its result; throws on an error response. */
+  async call<T = Record<string, unknown>>(method: string, params: unknown = {}): Promise<T> {
+    const res = await this.request(method, params);
+    if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
+    return res.result as T;
+  }
+
+  close(): void {
+    try {
+      this.conn.close();
+    } catch { /* already closed */ }
+  }
+}
+
+/** A running `paneflow <args>` whose stdout lines are collected as they come. */
+export interface CliChild {
+  /** Stdout lines so far. */
+  lines: string[];
+  stderr(): string;
+  /** Whether the process has exited. */
+  done(): boolean;
+  /** Resolves with the exit code once the process has exited and its output is drained. */
+  status: Promise<number>;
+  /** Local time each stdout line was read (performance.now()). */
+  times: number[];
+  kill(signal?: Deno.Signal): void;
+}
+
+/** Starts the CLI as a child process with `env`. */
+export function spawnCli(args: string[], env: Record<string, string>): CliChild {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, ...args],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines: string[] = [];
+  const times: number[] = [];
+  let err = "";
+  let exited = false;
+  const outDone = (async () => {
+    const splitter = new Lines();
+    for await (const chunk of child.stdout) {
+      const now = performance.now();
+      for (const l of splitter.push(chunk)) {
+        lines.push(l);
+        times.push(now);
+      }
+    }
+  })();
+  const errDone = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of child.stderr) err += dec.decode(chunk, { stream: true });
+  })();
+  const status = child.status.then(async (s) => {
+    await Promise.all([outDone, errDone]);
+    exited = true;
+    return s.code;
+  });
+  return {
+    lines,
+    times,
+    stderr: () => err,
+    done: () => exited,
+    status,
+    kill(signal = "SIGTERM") {
+      try {
+        child.kill(signal);
+      } catch { /* already gone */ }
+    },
+  };
+}
+
+/** The p-th percentile (0..100) of `values`. */
+export function percentile(values: number[], p: number): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
