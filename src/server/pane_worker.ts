@@ -133,6 +133,11 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
         pane.paused = false;
         p.resume();
         scheduleDeferredDestroy(pane);
+      } else if (pane.pending === 0) {
+        // The program may have exited while xterm still had a backlog (without
+        // ever pausing): the destroy deferred then must still happen, or the
+        // exit is never reported.
+        scheduleDeferredDestroy(pane);
       }
     });
   });

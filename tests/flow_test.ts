@@ -1,0 +1,95 @@
+/**
+ * Flow control between the PTY and the terminal: a flood loses no line, and
+ * a program that exits right after a burst still shows its last line.
+ */
+import assert from "node:assert/strict";
+import { type TestHost, waitUntil, withHost } from "./_harness.ts";
+
+interface ReadResult {
+  text: string;
+  lines: number;
+  total_lines: number;
+  eof: boolean;
+}
+
+/** The newest `count` lines, read in slices of at most 4000 (the read cap), oldest first. */
+async function lastLines(host: TestHost, id: number, count: number): Promise<string[]> {
+  const out: string[][] = [];
+  for (let offset = 0; offset < count; offset += 4000) {
+    const r = await host.call<ReadResult>("surface.read", {
+      surface_id: id,
+      lines: Math.min(4000, count - offset),
+      offset,
+      fenced: false,
+    });
+    out.unshift(r.text.split("\n"));
+  }
+  return out.flat();
+}
+
+/** Asserts `lines` are consecutive integers ending at `last`. */
+function assertContiguous(lines: string[], last: number) {
+  const first = last - lines.length + 1;
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== String(first + i)) {
+      assert.fail(
+        `line ${i} is ${JSON.stringify(lines[i])}, expected ${first + i} (lines ${first}..${last})`,
+      );
+    }
+  }
+}
+
+async function exitedPane(host: TestHost, id: number, timeoutMs: number) {
+  return await waitUntil(`pane ${id} to exit`, async () => {
+    const { surfaces } = await host.call<
+      { surfaces: { surface_id: number; exited: boolean; exit_code: number }[] }
+    >(
+      "surface.list",
+    );
+    const p = surfaces.find((s) => s.surface_id === id);
+    return p?.exited && p;
+  }, { timeoutMs, intervalMs: 50 });
+}
+
+Deno.test("flow control: a pane writing 3,000,000 lines loses none of the last 10,000", async () => {
+  await withHost({}, async (host) => {
+    const ws = await host.json<{ surface_id: number }>(["new", "-c", "seq 1 3000000; echo END"]);
+    const id = ws.surface_id;
+    // The host must keep answering while the flood is parsed.
+    const pingStart = Date.now();
+    assert.equal((await host.call<{ pong: boolean }>("system.ping")).pong, true);
+    assert.ok(Date.now() - pingStart < 1000, "ping answered during the flood");
+
+    const p = await exitedPane(host, id, 60_000);
+    assert.equal(p.exit_code, 0);
+    const lines = await lastLines(host, id, 10_000);
+    assert.equal(lines.length, 10_000);
+    assert.equal(lines.at(-1), "END");
+    assertContiguous(lines.slice(0, -1), 3_000_000);
+
+    const status = await host.call<{ surfaces: { output_generation: number }[] }>("surface.list");
+    assert.ok(status.surfaces[0].output_generation > 0);
+  });
+});
+
+Deno.test("flow control: a pane that exits right after a burst shows its last line", async () => {
+  await withHost({}, async (host) => {
+    // Several at once, on both workers: each program is the pane command itself and exits at once.
+    const ids: number[] = [];
+    ids.push((await host.json<{ surface_id: number }>(["new", "-c", "seq 1 200000"])).surface_id);
+    for (let i = 0; i < 3; i++) {
+      ids.push((await host.json<{ surface_id: number }>(["split", "v", "-c", "seq 1 200000"])).surface_id);
+    }
+    for (const id of ids) {
+      const p = await exitedPane(host, id, 30_000);
+      assert.equal(p.exit_code, 0);
+      const lines = await lastLines(host, id, 4000);
+      assert.equal(lines.length, 4000, `pane ${id}`);
+      assert.equal(lines.at(-1), "200000", `pane ${id} shows the last line`);
+      assertContiguous(lines, 200_000);
+    }
+    // The CLI sees the same final screen.
+    const r = await host.cli(["read", String(ids[0]), "--raw", "--lines", "3"]);
+    assert.equal(r.stdout, "199998\n199999\n200000\n");
+  });
+});
