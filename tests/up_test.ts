@@ -490,3 +490,54 @@ Deno.test("up: worktrees left by a host killed with SIGKILL are pruned at the ne
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("examples: dev.workspace.toml and team.workspace.toml dry-run (default launchers found on PATH)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "pfe-" });
+  try {
+    await Deno.mkdir(`${dir}/dev`, { recursive: true });
+    await makeRepo(`${dir}/dev`);
+    await Deno.rename(`${dir}/dev/repo`, `${dir}/dev/api`);
+    await Deno.mkdir(`${dir}/bin`);
+    for (const agent of ["claude", "codex", "gemini"]) {
+      await Deno.writeTextFile(`${dir}/bin/${agent}`, "#!/bin/sh\nexec cat\n", { mode: 0o755 });
+    }
+    const env = {
+      PATH: `${dir}/bin:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+      HOME: dir,
+      PANEFLOW_SOCKET_PATH: `${dir}/s.sock`,
+      PANEFLOW_CONFIG: `${dir}/none.jsonc`,
+    };
+    const dev = await runCli(["up", `${ROOT}examples/dev.workspace.toml`, "--dry-run", "--json"], env);
+    assert.equal(dev.code, 0, dev.stderr);
+    assert.deepEqual(JSON.parse(dev.stdout).panes.map((p: UpPane) => p.name), ["shell", "server", "watch"]);
+
+    const team = await runCli(["up", `${ROOT}examples/team.workspace.toml`, "--dry-run", "--json"], env);
+    assert.equal(team.code, 0, team.stderr);
+    const plan = JSON.parse(team.stdout);
+    assert.deepEqual(plan.panes.map((p: { command: string }) => p.command), [
+      "claude",
+      "codex",
+      "gemini",
+      "npm run dev",
+    ]);
+    assert.equal(plan.panes[1].worktree.path, `${Deno.realPathSync(dir)}/dev/api.worktrees/feat-x-worker`);
+    assert.ok(!(await exists(env.PANEFLOW_SOCKET_PATH)));
+
+    // Without the agents installed, the plan names what is missing and how to fix it.
+    const PATH = "/usr/local/bin:/usr/bin:/bin";
+    const installed = await Promise.all(PATH.split(":").map((d) => exists(`${d}/claude`)));
+    if (!installed.includes(true)) {
+      const bare = await runCli(["up", `${ROOT}examples/team.workspace.toml`, "--dry-run"], { ...env, PATH });
+      assert.equal(bare.code, 2);
+      assert.ok(
+        bare.stderr.includes(
+          `team.workspace.toml:19:1: panes[0].agent: agent "claude" runs "claude", but "claude" is not on PATH; ` +
+            `install it or set agents.claude.command in the config\n`,
+        ),
+        bare.stderr,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
