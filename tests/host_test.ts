@@ -198,10 +198,14 @@ Deno.test("serve: SIGTERM gives every pane SIGHUP, removes the socket and exits 
         const r = await runCli(["new", "--pane-name", name, "-c", trap(file)], env);
         assert.equal(r.code, 0, r.stderr);
       }
-      for (const name of ["a", "b"]) {
-        await waitUntil(`pane ${name} to arm its trap`, async () => {
-          const r = await runCli(["read", name, "--raw"], env);
-          return r.stdout.includes("armed");
+      for (const id of [1, 2]) {
+        await waitUntil(`pane ${id} to arm its trap`, async () => {
+          const lines = await rawExchange(
+            socket,
+            JSON.stringify({ jsonrpc: "2.0", id: 1, method: "surface.read", params: { surface_id: id } }) +
+              "\n",
+          );
+          return JSON.parse(lines[0]).result.text.includes("armed");
         });
       }
       s.child.kill("SIGTERM");

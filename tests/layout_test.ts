@@ -5,7 +5,7 @@
  * workspace that loses its last pane is closed.
  */
 import assert from "node:assert/strict";
-import { readPane, type TestHost, waitUntil, withHost } from "./_harness.ts";
+import { type TestHost, waitUntil, withHost } from "./_harness.ts";
 
 interface Pane {
   surface_id: number;
@@ -41,15 +41,15 @@ async function workspaces(host: TestHost): Promise<Ws[]> {
   return (await host.call<{ workspaces: Ws[] }>("workspace.list")).workspaces;
 }
 
-/** The last `rows cols` line the pane printed. */
+/** The last `rows cols` line the pane printed (read over the socket: this runs in polling loops). */
 async function lastSize(host: TestHost, id: number): Promise<string | undefined> {
-  const text = await readPane(host, String(id));
+  const { text } = await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false });
   return text.split("\n").filter((l) => /^\d+ \d+$/.test(l.trim())).at(-1)?.trim();
 }
 
 /** Waits until every pane's program reports the size `ls` gives it. */
 async function ptySizesMatch(host: TestHost, ids: number[]) {
-  const list = await panes(host);
+  const list = await panes(host); // what `ls --all` shows the user
   for (const id of ids) {
     const want = `${list.get(id)!.rows} ${list.get(id)!.cols}`;
     await waitUntil(`pane ${id} to see its PTY size ${want} (via SIGWINCH)`, async () => {

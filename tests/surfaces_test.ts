@@ -24,8 +24,14 @@ async function list(host: TestHost): Promise<Pane[]> {
   return (await host.json<{ surfaces: Pane[] }>(["ls", "--all"])).surfaces;
 }
 
+/** One pane as `surface.list` gives it (over the socket: this runs in polling loops). */
 async function pane(host: TestHost, id: number): Promise<Pane | undefined> {
-  return (await list(host)).find((p) => p.surface_id === id);
+  return (await host.call<{ surfaces: Pane[] }>("surface.list")).surfaces.find((p) => p.surface_id === id);
+}
+
+/** A pane's raw text over the socket, for polling. */
+async function text(host: TestHost, id: number): Promise<string> {
+  return (await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false })).text;
 }
 
 Deno.test("surfaces: ids start at 1 and are never reused after close", async () => {
@@ -138,7 +144,7 @@ Deno.test("surfaces: cwd and full argv come from the foreground process", async 
       let p = await pane(host, id);
       assert.equal(p?.cwd, start);
       assert.equal(p?.argv[0], "/bin/sh");
-      await waitUntil("the shell prompt", async () => (await readPane(host, "shell")).includes("pfsh>"));
+      await waitUntil("the shell prompt", async () => (await text(host, id)).includes("pfsh>"));
 
       assert.equal(
         (await host.cli(["send", "shell", "cd 'sub dir' && sleep 1000 2000", "--submit"])).code,
@@ -205,8 +211,9 @@ Deno.test("surfaces: every pane gets PANEFLOW_SOCKET_PATH, PANEFLOW_SURFACE_ID, 
       e2: `sock=${host.socket} id=2 term=xterm-256color cfg=cfg over=pane own=x=y`,
       e3: `sock=${host.socket} id=3 term=xterm-256color cfg=cfg over=cfg own=`,
     };
-    for (const [name, line] of Object.entries(want)) {
-      await waitUntil(`pane ${name}'s environment`, async () => (await readPane(host, name)).trim() === line);
+    for (const [i, [name, line]] of Object.entries(want).entries()) {
+      await waitUntil(`pane ${name}'s environment`, async () => (await text(host, i + 1)) === line);
+      assert.equal((await readPane(host, name)).trim(), line);
     }
     const bad = await host.cli(["split", "h", "--env", "NOEQUALS", "-c", "true"]);
     assert.equal(bad.code, 2);
@@ -219,10 +226,11 @@ Deno.test("surfaces: an exited pane stays listed and readable with its exit code
     await host.json(["new", "--pane-name", "done", "-c", "echo last words; exit 7"]);
     await host.json(["split", "h", "--name", "ok", "-c", "echo fine"]);
     await host.json(["split", "h", "--name", "killed", "-c", "echo dying; kill -9 $$"]);
-    const p = await waitUntil("the panes to exit", async () => {
-      const l = await list(host);
-      return l.every((x) => x.exited) && l;
+    await waitUntil("the panes to exit", async () => {
+      const l = (await host.call<{ surfaces: Pane[] }>("surface.list")).surfaces;
+      return l.every((x) => x.exited);
     });
+    const p = await list(host);
     assert.deepEqual(p.map((x) => [x.name, x.exited, x.exit_code]), [
       ["done", true, 7],
       ["ok", true, 0],
