@@ -209,6 +209,22 @@ name = "three"
 command = "exec sleep 600"
 `,
     );
+    // Over the socket, a bad spec is invalid params with every problem at its key path.
+    const bad = await host.rpc("workspace.up", {
+      panes: [{ cwd: "relative" }, { cwd: "/", agent: "nobody" }],
+    });
+    const error = bad.error as { code: number; message: string; data: { issues: unknown[] } };
+    assert.equal(error.code, -32602);
+    assert.deepEqual(error.data.issues, [
+      { path: ["panes", 0, "cwd"], message: `"relative" must be an absolute path` },
+      {
+        path: ["panes", 1, "agent"],
+        message:
+          `unknown agent "nobody"; known launchers: claude, codex, opencode, gemini (add others as agents.<name>.command in the config)`,
+      },
+    ]);
+    assert.equal((await host.call<{ workspaces: unknown[] }>("workspace.list")).workspaces.length, 0);
+
     const first = await up(host, file);
     assert.equal(first.created.length, 3);
 
