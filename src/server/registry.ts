@@ -267,7 +267,11 @@ export class Registry {
   /** Renames a pane; null clears the name. */
   rename(s: Surface, name: string | null): void {
     if (name !== null) this.#checkName(name, s.id);
+    const previous = s.name;
     s.name = name;
+    if (previous !== name) {
+      this._bus.publish({ type: "surface_renamed", surface_id: s.id, name, previous_name: previous });
+    }
   }
 
   /** Focuses a pane and activates its workspace. */

@@ -175,6 +175,7 @@ export const EVENT_TYPES = [
   "agent_state",
   "surface_changed",
   "surface_created",
+  "surface_renamed",
   "surface_exited",
   "surface_closed",
   "workspace_created",
