@@ -79,6 +79,16 @@ Deno.test("surfaces: names are unique on the host; rename and --clear", async ()
     const rpc = await host.rpc("surface.rename", { surface_id: 2, name: "web" });
     assert.equal((rpc.error as { code: number }).code, -32602);
 
+    // Empty names and names with control characters are refused (a name must be selectable).
+    for (const name of ["", " ", "a\nb", "tab\there"]) {
+      const r = await host.cli(["rename", "db", name]);
+      assert.equal(r.code, 2, JSON.stringify(name));
+      assert.match(r.stderr, /"name"/);
+      assert.equal(r.stderr.trim().split("\n").length, 1);
+    }
+    const emptyNew = await host.cli(["new", "--pane-name", "", "-c", "true"]);
+    assert.equal(emptyNew.code, 2);
+
     // Names that would read as selectors are refused.
     for (const name of ["42", "cmdline:x", "cwd:/tmp"]) {
       const r = await host.cli(["rename", "db", name]);

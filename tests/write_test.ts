@@ -320,6 +320,20 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       assert.match(many.stderr, /matches 2 panes/);
       assert.equal(await received(host, "b1"), "");
 
+      // A pane that once ran the same command and has exited matches too; a broadcast skips it.
+      const gone = await host.json<{ surface_id: number }>([
+        "new",
+        "--pane-name",
+        "b3",
+        "-c",
+        "exit 0; exec cat -vT /dev/stdin",
+      ]);
+      await waitUntil("b3 to exit", async () => {
+        const { surfaces } = await host.call<{ surfaces: { surface_id: number; exited: boolean }[] }>(
+          "surface.list",
+        );
+        return surfaces.find((x) => x.surface_id === gone.surface_id)?.exited;
+      });
       const r = await host.cli(["send", sel, "all", "--broadcast", "--submit", "--json"]);
       assert.equal(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout) as { results: { surface_id: number; submitted: boolean }[] };
@@ -327,6 +341,11 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       await expectReceived(host, "b1", "all^M");
       await expectReceived(host, "b2", "all^M");
       assert.doesNotMatch(await received(host, "raw"), /all/, "panes that do not match get nothing");
+
+      const onlyExited = await host.cli(["send", "cmdline:exit 0; exec", "x", "--broadcast"]);
+      assert.equal(onlyExited.code, 1);
+      assert.match(onlyExited.stderr, /has exited/);
+      assert.equal(onlyExited.stderr.trim().split("\n").length, 1);
 
       const none = await host.cli(["send", "cmdline:no-such-program", "x", "--broadcast"]);
       assert.equal(none.code, 3);

@@ -425,6 +425,10 @@ export class Registry {
   }
 
   #checkName(name: string, self: number | null) {
+    if (name.trim() === "") {
+      throw invalid(`"name": a pane name cannot be empty; clear it with null (rename --clear)`);
+    }
+    if (/\p{Cc}/u.test(name)) throw invalid(`"name": a pane name cannot contain control characters`);
     if (/^\d+$/.test(name) || /^(cmdline|cwd):/.test(name)) {
       throw invalid(`"name": "${name}" would read as a selector; pick a name with a letter`);
     }

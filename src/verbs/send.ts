@@ -39,24 +39,57 @@ export default defineVerb({
       throw new UsageError("Text must not contain a carriage return; --submit adds the one Enter");
     }
     return withClient(async (client) => {
-      const ids = opts.broadcast
-        ? (await resolveMany(client, args[0])).map((p) => p.surface_id)
-        : [await resolveOne(client, args[0])];
+      let ids: number[];
+      if (opts.broadcast) {
+        // A broadcast writes to every live match; exited panes can only be read.
+        const found = await resolveMany(client, args[0]);
+        ids = found.filter((p) => p.exited !== true).map((p) => p.surface_id);
+        if (!ids.length) {
+          throw new CliFailure(
+            `Every pane matching "${args[0]}" has exited (${
+              found.map((p) => p.surface_id).join(", ")
+            }); nothing was sent`,
+          );
+        }
+      } else {
+        ids = [await resolveOne(client, args[0])];
+      }
       const results = [];
+      const failed: string[] = [];
       for (const surface_id of ids) {
-        results.push(
-          await client.call("surface.send_text", { surface_id, text, submit: opts.submit, paste: opts.paste })
-            .catch(explainGate),
-        );
+        const call = client.call("surface.send_text", {
+          surface_id,
+          text,
+          submit: opts.submit,
+          paste: opts.paste,
+        })
+          .catch(explainGate);
+        if (!opts.broadcast) {
+          results.push(await call);
+          continue;
+        }
+        // One pane failing (it exited meanwhile) does not stop the others.
+        try {
+          results.push(await call);
+        } catch (e) {
+          if (!(e instanceof RpcError)) throw e;
+          failed.push(`pane ${surface_id}: ${e.message}`);
+        }
       }
       if (opts.json) printJson(opts.broadcast ? { results } : results[0]);
+      if (failed.length) {
+        console.error(`paneflow: sent to ${results.length} of ${ids.length} panes; ${failed.join("; ")}`);
+        return 1;
+      }
       let code = 0;
       for (const r of results as { surface_id: number; status?: string; evidence?: string }[]) {
         // A pane with a known agent reports how the submit went (SPEC §5).
         if (r.status === undefined) continue;
         if (!opts.json) console.log(`${r.surface_id}: ${r.status} (${r.evidence})`);
         if (r.status === "stalled") {
-          console.error(`paneflow: pane ${r.surface_id}: the prompt was pasted but the agent did not take it`);
+          console.error(
+            `paneflow: pane ${r.surface_id}: the prompt was pasted but the agent did not take it`,
+          );
           code = 1;
         }
       }
