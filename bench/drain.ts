@@ -1,0 +1,39 @@
+/**
+ * The raw limit: spawn `cat <file>` in a PTY with node-pty and count what
+ * arrives, with no terminal emulation. Run as its own process:
+ *
+ *   deno run -A bench/drain.ts <file> <cols> <rows>
+ *
+ * Prints one JSON line: `{units, ms}` (UTF-16 code units received, the
+ * same unit the pane worker counts, and the time from spawn to the last
+ * byte after exit).
+ *
+ * @module
+ */
+import pty from "@lydell/node-pty";
+
+const [file, cols = "200", rows = "50"] = Deno.args;
+const t0 = performance.now();
+let units = 0;
+let last = t0;
+const p = pty.spawn("/bin/sh", ["-c", `cat '${file}'`], {
+  name: "xterm-256color",
+  cols: Number(cols),
+  rows: Number(rows),
+  cwd: Deno.cwd(),
+  env: Deno.env.toObject(),
+});
+p.onData((d) => {
+  units += d.length;
+  last = performance.now();
+});
+// deno-lint-ignore no-explicit-any
+const socket = (p as any)._socket;
+const closed = new Promise<void>((resolve) => {
+  if (socket?.once) socket.once("close", () => resolve());
+  else resolve();
+});
+await new Promise<void>((resolve) => p.onExit(() => resolve()));
+await closed;
+console.log(JSON.stringify({ units, ms: last - t0 }));
+Deno.exit(0);

@@ -1,0 +1,303 @@
+/**
+ * Process plumbing for the benchmarks: a paneflow host and private tmux
+ * servers on temp sockets, RSS readings, and cleanup that always runs.
+ *
+ * @module
+ */
+import { Rpc } from "./rpc.ts";
+
+/** The repo root. */
+export const ROOT = new URL("../", import.meta.url).pathname;
+export const MAIN = `${ROOT}main.ts`;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+/** Registers something to undo at exit (run in reverse order). */
+export function onCleanup(fn: () => Promise<void> | void): void {
+  cleanups.push(fn);
+}
+
+/** Runs every registered cleanup once. */
+export async function cleanupAll(): Promise<void> {
+  while (cleanups.length) {
+    const fn = cleanups.pop()!;
+    try {
+      await fn();
+    } catch { /* best effort */ }
+  }
+}
+
+/** Polls `predicate` every `intervalMs` until it gives a truthy value. */
+export async function waitFor<T>(
+  what: string,
+  predicate: () => T | false | null | undefined | Promise<T | false | null | undefined>,
+  { timeoutMs = 60_000, intervalMs = 10 } = {},
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let last: unknown;
+  while (true) {
+    try {
+      last = await predicate();
+      if (last) return last as T;
+    } catch (e) {
+      last = e;
+    }
+    if (performance.now() > deadline) {
+      const seen = last instanceof Error ? last.message : JSON.stringify(last)?.slice(0, 300);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** VmRSS of a process in bytes (0 when it is gone). */
+export function rss(pid: number): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const m = status.match(/^VmRSS:\s+(\d+) kB/m);
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits until a process's RSS stops moving (within 0.5% over `quietMs`), returns it. */
+export async function settledRss(pid: number, { quietMs = 600, timeoutMs = 6000 } = {}): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  let last = rss(pid);
+  let since = performance.now();
+  while (performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = rss(pid);
+    if (Math.abs(now - last) > last * 0.005) {
+      last = now;
+      since = performance.now();
+    } else if (performance.now() - since >= quietMs) {
+      return now;
+    }
+  }
+  return rss(pid);
+}
+
+/** A running `paneflow serve`. */
+export interface Host {
+  pid: number;
+  socket: string;
+  env: Record<string, string>;
+  rpc: Rpc;
+  stop(): Promise<void>;
+}
+
+/** Starts `deno run -A main.ts serve` with `config` on a socket in `dir`. */
+export async function startHost(dir: string, name: string, config: unknown): Promise<Host> {
+  await Deno.mkdir(`${dir}/${name}`, { recursive: true });
+  const socket = `${dir}/${name}/s.sock`;
+  const configPath = `${dir}/${name}/config.jsonc`;
+  await Deno.writeTextFile(configPath, JSON.stringify(config, null, 2));
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? dir,
+    SHELL: "/bin/sh",
+    LANG: "C.UTF-8",
+    PANEFLOW_SOCKET_PATH: socket,
+    PANEFLOW_CONFIG: configPath,
+    PANEFLOW_IPC_SCRIPTING: "1",
+  };
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, "serve"],
+    cwd: ROOT,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let log = "";
+  const dec = new TextDecoder();
+  const drained = (async () => {
+    for await (const chunk of child.stderr) log += dec.decode(chunk, { stream: true });
+  })();
+  let exited = false;
+  const status = child.status.then((s) => {
+    exited = true;
+    return s;
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      rpc?.close();
+    } catch { /* closed */ }
+    if (!exited) {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      const t = setTimeout(() => {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* gone */ }
+      }, 5000);
+      await status;
+      clearTimeout(t);
+    }
+    await drained;
+  };
+  onCleanup(stop);
+  let rpc: Rpc | undefined = undefined;
+  await waitFor(`host ${name} to answer system.ping`, async () => {
+    if (exited) throw new Error(`host exited: ${log}`);
+    const r = await Rpc.connect(socket);
+    try {
+      await r.call("system.ping");
+      return true;
+    } finally {
+      r.close();
+    }
+  }, { timeoutMs: 30_000, intervalMs: 20 });
+  rpc = await Rpc.connect(socket);
+  return { pid: child.pid, socket, env, rpc, stop };
+}
+
+/** Output of a finished command. */
+export interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to completion (killed after `timeoutMs`). */
+export async function run(
+  cmd: string,
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<Out> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    env: opts.env,
+    cwd: opts.cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 120_000),
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** A private tmux server (`tmux -L <name> -f <conf>`). */
+export class Tmux {
+  constructor(readonly label: string, readonly conf: string) {}
+
+  /** Starts a server with `conf` lines and one idle session `base`. */
+  static async start(dir: string, label: string, confLines: string[], size: string): Promise<Tmux> {
+    const conf = `${dir}/${label}.tmux.conf`;
+    await Deno.writeTextFile(conf, confLines.join("\n") + "\n");
+    const t = new Tmux(label, conf);
+    onCleanup(() => t.kill());
+    const [x, y] = size.split("x");
+    await t.must("new-session", "-d", "-s", "base", "-x", x, "-y", y, "cat");
+    return t;
+  }
+
+  /** Runs a tmux command on this server. */
+  cmd(...args: string[]): Promise<Out> {
+    return run("tmux", ["-L", this.label, "-f", this.conf, ...args], {
+      env: { ...Deno.env.toObject(), TMUX: "" },
+    });
+  }
+
+  /** Runs a tmux command; throws when it fails. */
+  async must(...args: string[]): Promise<string> {
+    const r = await this.cmd(...args);
+    if (r.code !== 0) throw new Error(`tmux ${args.join(" ")}: ${r.stderr.trim()}`);
+    return r.stdout;
+  }
+
+  /** The server's pid. */
+  async pid(): Promise<number> {
+    return Number((await this.must("display-message", "-p", "-t", "base", "#{pid}")).trim());
+  }
+
+  async kill(): Promise<void> {
+    await this.cmd("kill-server");
+  }
+}
+
+/**
+ * A tmux control-mode client (`tmux -C attach -f no-output`): one
+ * persistent connection to send commands on, the peer of a socket client.
+ */
+export class TmuxControl {
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #reader: ReadableStreamDefaultReader<string>;
+  #buf = "";
+  #enc = new TextEncoder();
+
+  constructor(tmux: Tmux, session: string) {
+    this.#child = new Deno.Command("tmux", {
+      args: ["-L", tmux.label, "-f", tmux.conf, "-C", "attach-session", "-t", session, "-f", "no-output"],
+      env: { ...Deno.env.toObject(), TMUX: "" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#reader = this.#child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    onCleanup(() => this.close());
+  }
+
+  async #line(): Promise<string> {
+    while (true) {
+      const nl = this.#buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = this.#buf.slice(0, nl);
+        this.#buf = this.#buf.slice(nl + 1);
+        return line;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) throw new Error("tmux control client closed");
+      this.#buf += value;
+    }
+  }
+
+  async #block(): Promise<string[]> {
+    while (true) {
+      const line = await this.#line();
+      if (!line.startsWith("%begin ")) continue; // a notification
+      const tag = line.split(" ").slice(1, 3).join(" ");
+      const out: string[] = [];
+      while (true) {
+        const l = await this.#line();
+        if (l.startsWith(`%end ${tag}`)) return out;
+        if (l.startsWith(`%error ${tag}`)) throw new Error(`tmux: ${out.join(" ")}`);
+        out.push(l);
+      }
+    }
+  }
+
+  /** Waits until the client is attached and answering. */
+  async ready(): Promise<void> {
+    await this.#writer.write(this.#enc.encode("display-message -p pf-ready\n"));
+    while (!(await this.#block()).includes("pf-ready")) { /* the attach's own block */ }
+  }
+
+  /** Sends one command; returns its output lines. */
+  async command(cmd: string): Promise<string[]> {
+    await this.#writer.write(this.#enc.encode(cmd + "\n"));
+    return await this.#block();
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#writer.close();
+    } catch { /* closed */ }
+    try {
+      this.#child.kill("SIGTERM");
+    } catch { /* gone */ }
+    try {
+      await this.#child.status;
+    } catch { /* gone */ }
+  }
+}
