@@ -241,3 +241,49 @@ Deno.test("split: h puts the new pane to the right, v below, and siblings get SI
     assert.equal(none.code, 3);
   });
 });
+
+Deno.test("layout: a JSON split tree with sizes, and trees that do not name each pane once are refused", async () => {
+  await withHost({}, async (host) => {
+    const a = (await host.json<{ surface_id: number }>(["new", "-c", WINCH])).surface_id;
+    const b = (await host.json<Pane>(["split", "h", "-c", WINCH])).surface_id;
+    const c = (await host.json<Pane>(["split", "h", "-c", WINCH])).surface_id;
+    const tree = {
+      direction: "v",
+      children: [{ surface_id: c }, {
+        direction: "h",
+        children: [{ surface_id: a }, { surface_id: b }],
+        sizes: [3, 1],
+      }],
+      sizes: [1, 1],
+    };
+    const ws = await host.json<Ws>(["layout", JSON.stringify(tree)]);
+    assert.equal(ws.layout, "custom");
+    assert.deepEqual(ws.layout_tree, tree);
+    const p = await ptySizesMatch(host, [a, b, c]);
+    assert.equal(p.get(c)!.cols, 200);
+    assert.equal(p.get(c)!.rows + 1 + p.get(a)!.rows, 50);
+    assert.equal(p.get(a)!.rows, p.get(b)!.rows);
+    assert.equal(p.get(a)!.cols + 1 + p.get(b)!.cols, 200);
+    assert.ok(p.get(a)!.cols >= 3 * p.get(b)!.cols - 3, `3:1 split ${p.get(a)!.cols}/${p.get(b)!.cols}`);
+
+    const bad = [
+      { direction: "h", children: [{ surface_id: a }, { surface_id: b }] },
+      {
+        direction: "h",
+        children: [{ surface_id: a }, { surface_id: b }, { surface_id: c }, { surface_id: a }],
+      },
+      { direction: "h", children: [{ surface_id: a }, { surface_id: b }, { surface_id: 99 }] },
+      { direction: "x", children: [{ surface_id: a }] },
+    ];
+    for (const t of bad) {
+      const r = await host.cli(["layout", JSON.stringify(t)]);
+      assert.equal(r.code, 2, `${JSON.stringify(t)}: ${r.stderr}`);
+      assert.match(r.stderr, /layout|direction/);
+      assert.equal(r.stderr.trim().split("\n").length, 1);
+    }
+    const notJson = await host.cli(["layout", "{nope"]);
+    assert.equal(notJson.code, 2);
+    // The refused trees changed nothing.
+    assert.deepEqual((await workspaces(host))[0].layout_tree, tree);
+  });
+});
