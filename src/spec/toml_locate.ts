@@ -21,6 +21,7 @@ export type KeyPath = readonly (string | number)[];
 export type Locator = (path: KeyPath) => Position;
 
 const BARE = /[A-Za-z0-9_-]/;
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\" };
 
 /** Scans `text` and returns a locator for its key paths. */
 export function locateKeys(text: string): Locator {
@@ -49,7 +50,7 @@ export function locateKeys(text: string): Locator {
     while (i < text.length && (text[i] === " " || text[i] === "\t")) i++;
   };
   const skipComment = () => {
-    if (text[i] === "#") while (i < text.length && text[i] !== "\n") i++;
+    if (text[i] === "#") { while (i < text.length && text[i] !== "\n") i++; }
   };
   /** Whitespace, newlines and comments (inside arrays and between statements). */
   const skipAll = () => {
@@ -89,9 +90,8 @@ export function locateKeys(text: string): Locator {
     while (i < text.length && text[i] !== q && text[i] !== "\n") {
       if (q === '"' && text[i] === "\\") {
         const e = text[i + 1];
-        const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\" };
-        if (e in simple) {
-          out += simple[e];
+        if (e in ESCAPES) {
+          out += ESCAPES[e];
           i += 2;
         } else if (e === "u" || e === "U") {
           const len = e === "u" ? 4 : 8;
