@@ -314,6 +314,20 @@ env = { PORT = "\${port_offset}" }
     const missing = await runCli(["up", `${dir}/nope.toml`], env);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /Cannot read workspace file ".*nope.toml": no such file/);
+
+    // Without a host: --no-autostart fails; plain up starts a detached one.
+    await Deno.writeTextFile(file, `name = "auto"\n[[panes]]\nname = "p"\ncommand = "exec sleep 600"\n`);
+    const refused = await runCli(["up", file, "--no-autostart"], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Instance unreachable/);
+    const started = await runCli(["up", file], env);
+    try {
+      assert.equal(started.code, 0, started.stderr);
+      assert.match(started.stdout, /Workspace "auto" is up \(index 0\): 1 pane created/);
+    } finally {
+      await runCli(["api", "system.shutdown"], env);
+      await waitUntil("the detached host to go", async () => !(await exists(env.PANEFLOW_SOCKET_PATH)));
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
