@@ -391,3 +391,48 @@ Deno.test("config: JSONC with comments and trailing commas is accepted and its s
     });
   });
 });
+
+Deno.test("serve: never deletes what is not a stale socket: a regular file, a foreign listener; too-long paths", async () => {
+  await withTempDir(async (dir) => {
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+
+    // A regular file where the socket should be is left alone.
+    const file = `${dir}/important.txt`;
+    await Deno.writeTextFile(file, "precious");
+    let r = await runCli(["serve"], baseEnv(file, config));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /not a socket/);
+    assert.ok(r.stderr.includes(file));
+    assert.equal(r.stderr.trim().split("\n").length, 1);
+    assert.equal(await Deno.readTextFile(file), "precious");
+
+    // Another program listening on the path (it answers, but not as paneflow) keeps its socket.
+    const foreign = `${dir}/foreign.sock`;
+    const listener = Deno.listen({ transport: "unix", path: foreign });
+    const held: Deno.Conn[] = [];
+    const accepting = (async () => {
+      for await (const c of listener) {
+        held.push(c);
+        await c.write(new TextEncoder().encode("HTTP/1.0 400 Bad Request\r\n\r\n")).catch(() => {});
+      }
+    })();
+    try {
+      r = await runCli(["serve"], baseEnv(foreign, config));
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /Another program is listening/);
+      assert.ok((await Deno.lstat(foreign)).isSocket, "the foreign socket is still there");
+    } finally {
+      for (const c of held) c.close();
+      listener.close();
+      await accepting.catch(() => {});
+    }
+
+    // A path over the 107-byte limit of a unix socket is refused with a message.
+    const long = `${dir}/${"x".repeat(120)}.sock`;
+    r = await runCli(["serve"], baseEnv(long, config));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /too long/);
+    assert.equal(r.stderr.trim().split("\n").length, 1);
+  });
+});

@@ -34,12 +34,13 @@ export interface HostOptions {
   log?: (line: string) => void;
 }
 
-async function probe(path: string): Promise<boolean> {
+/** Who is on a socket path: nobody (a stale file), a paneflow host, or some other listener. */
+async function probe(path: string): Promise<"dead" | "paneflow" | "other"> {
   let conn: Deno.UnixConn;
   try {
     conn = await Deno.connect({ transport: "unix", path });
   } catch {
-    return false;
+    return "dead";
   }
   try {
     await writeJson(conn, { jsonrpc: "2.0", id: 1, method: "system.ping" });
@@ -47,7 +48,11 @@ async function probe(path: string): Promise<boolean> {
     const timer = setTimeout(() => conn.close(), 2000);
     const n = await conn.read(buf).catch(() => null);
     clearTimeout(timer);
-    return n !== null && n > 0;
+    return n !== null && new TextDecoder().decode(buf.subarray(0, n)).includes('"pong"')
+      ? "paneflow"
+      : "other";
+  } catch {
+    return "other";
   } finally {
     try {
       conn.close();
@@ -55,7 +60,11 @@ async function probe(path: string): Promise<boolean> {
   }
 }
 
-/** Makes the socket's directory (0700) and clears a stale socket; throws if a host answers. */
+/**
+ * Makes the socket's directory (0700) and clears a stale socket; throws if
+ * anything listens on the path, or if the path is not a socket at all (it is
+ * never deleted then).
+ */
 async function claimSocket(path: string) {
   const dir = dirname(path);
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
@@ -63,13 +72,25 @@ async function claimSocket(path: string) {
   if (info.uid === Deno.uid() && (info.mode! & 0o777) !== 0o700 && dir.endsWith("paneflow")) {
     await Deno.chmod(dir, 0o700);
   }
+  let existing: Deno.FileInfo;
   try {
-    await Deno.lstat(path);
+    existing = await Deno.lstat(path);
   } catch {
     return;
   }
-  if (await probe(path)) {
+  if (!existing.isSocket) {
+    throw new Error(
+      `${path} exists and is not a socket; remove it or point PANEFLOW_SOCKET_PATH elsewhere`,
+    );
+  }
+  const who = await probe(path);
+  if (who === "paneflow") {
     throw new Error(`A paneflow host is already running on ${path}`);
+  }
+  if (who === "other") {
+    throw new Error(
+      `Another program is listening on ${path}; stop it or point PANEFLOW_SOCKET_PATH elsewhere`,
+    );
   }
   await Deno.remove(path);
 }
