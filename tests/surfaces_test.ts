@@ -4,7 +4,7 @@
  * and exited panes that stay readable with their exit code until closed.
  */
 import assert from "node:assert/strict";
-import { readPane, type TestHost, waitUntil, withHost } from "./_harness.ts";
+import { readPane, ROOT, type TestHost, waitUntil, withHost } from "./_harness.ts";
 
 interface Pane {
   surface_id: number;
@@ -292,5 +292,43 @@ Deno.test("surfaces: status of a live pane without an agent is idle with its out
     assert.match(human.stdout, /^1 \(cat\) idle/);
     const missing = await host.cli(["status", "nope"]);
     assert.equal(missing.code, 3);
+  });
+});
+
+Deno.test("surfaces: a relative --cwd is the caller's, not the host's", async () => {
+  await withHost({}, async (host) => {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "pfr-" }));
+    try {
+      await Deno.mkdir(`${base}/proj/sub`, { recursive: true });
+      // The CLI runs in `base`; the host runs in the test's directory.
+      const cli = async (args: string[]) => {
+        const out = await new Deno.Command(Deno.execPath(), {
+          args: ["run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, ...args],
+          cwd: base,
+          env: host.env,
+          clearEnv: true,
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const dec = new TextDecoder();
+        return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+      };
+      let r = await cli(["new", "--cwd", "proj", "-c", "pwd; exec sleep 300"]);
+      assert.equal(r.code, 0, r.stderr);
+      r = await cli(["split", "h", "--cwd", "proj/sub", "-c", "pwd; exec sleep 300"]);
+      assert.equal(r.code, 0, r.stderr);
+      r = await cli(["split", "h", "-c", "pwd; exec sleep 300"]);
+      assert.equal(r.code, 0, r.stderr);
+      await waitUntil("the panes' pwd", async () => (await text(host, 3)) === base);
+      assert.equal(await text(host, 1), `${base}/proj`);
+      assert.equal(await text(host, 2), `${base}/proj/sub`);
+      const p = await list(host);
+      assert.deepEqual(p.map((x) => x.cwd), [`${base}/proj`, `${base}/proj/sub`, base]);
+      r = await cli(["new", "--cwd", "missing", "-c", "true"]);
+      assert.equal(r.code, 2);
+      assert.ok(r.stderr.includes(`${base}/missing`), r.stderr);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
   });
 });

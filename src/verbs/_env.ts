@@ -10,3 +10,15 @@ export function parseEnvPairs(pairs: string[]): Record<string, string> {
   }
   return env;
 }
+
+/**
+ * A directory option as the host must see it: relative paths are the
+ * caller's, so they are made absolute here (the host's cwd is elsewhere);
+ * none means the caller's current directory.
+ */
+export function absoluteDir(dir: string | undefined): string {
+  if (dir === undefined || dir === "") return Deno.cwd();
+  if (dir.startsWith("/")) return dir;
+  if (dir === "~" || dir.startsWith("~/")) return (Deno.env.get("HOME") ?? "") + dir.slice(1);
+  return `${Deno.cwd()}/${dir}`;
+}

@@ -1,5 +1,6 @@
 import { connectOrStart } from "./_host.ts";
 import { defineVerb, printJson } from "./_verb.ts";
+import { absoluteDir } from "./_env.ts";
 
 export default defineVerb({
   name: "new",
@@ -34,7 +35,7 @@ export default defineVerb({
     const { parseEnvPairs } = await import("./_env.ts");
     const client = await connectOrStart(!opts["no-autostart"]);
     try {
-      const params: Record<string, unknown> = { cwd: opts.cwd ?? Deno.cwd() };
+      const params: Record<string, unknown> = { cwd: absoluteDir(opts.cwd) };
       if (opts.name !== undefined) params.name = opts.name;
       if (opts.command !== undefined) params.command = opts.command;
       if (opts["pane-name"] !== undefined) params.pane_name = opts["pane-name"];

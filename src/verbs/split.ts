@@ -2,6 +2,7 @@ import { withClient } from "../client.ts";
 import { UsageError } from "../errors.ts";
 import { resolveOne } from "../selector.ts";
 import { defineVerb, printJson } from "./_verb.ts";
+import { absoluteDir } from "./_env.ts";
 
 export default defineVerb({
   name: "split",
@@ -34,7 +35,7 @@ export default defineVerb({
     }
     const { parseEnvPairs } = await import("./_env.ts");
     return withClient(async (client) => {
-      const params: Record<string, unknown> = { direction, cwd: opts.cwd ?? Deno.cwd() };
+      const params: Record<string, unknown> = { direction, cwd: absoluteDir(opts.cwd) };
       if (opts.target !== undefined) params.surface_id = await resolveOne(client, opts.target);
       if (opts.command !== undefined) params.command = opts.command;
       if (opts.name !== undefined) params.name = opts.name;
