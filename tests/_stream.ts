@@ -187,6 +187,8 @@ export interface CliChild {
   status: Promise<number>;
   /** Local time each stdout line was read (performance.now()). */
   times: number[];
+  /** Local time the process was seen to exit (performance.now()), once it has. */
+  exitedAt(): number | null;
   kill(signal?: Deno.Signal): void;
 }
 
@@ -203,6 +205,7 @@ export function spawnCli(args: string[], env: Record<string, string>): CliChild 
   const times: number[] = [];
   let err = "";
   let exited = false;
+  let exitedAt: number | null = null;
   const outDone = (async () => {
     const splitter = new Lines();
     for await (const chunk of child.stdout) {
@@ -218,6 +221,7 @@ export function spawnCli(args: string[], env: Record<string, string>): CliChild 
     for await (const chunk of child.stderr) err += dec.decode(chunk, { stream: true });
   })();
   const status = child.status.then(async (s) => {
+    exitedAt = performance.now();
     await Promise.all([outDone, errDone]);
     exited = true;
     return s.code;
@@ -227,6 +231,7 @@ export function spawnCli(args: string[], env: Record<string, string>): CliChild 
     times,
     stderr: () => err,
     done: () => exited,
+    exitedAt: () => exitedAt,
     status,
     kill(signal = "SIGTERM") {
       try {
@@ -241,4 +246,14 @@ export function percentile(values: number[], p: number): number {
   if (!values.length) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * Connections the host on `socket` has accepted and not yet closed, from
+ * /proc/net/unix (accepted sockets carry the listener's path). Lets a test
+ * know a CLI child has connected before it acts on a pane.
+ */
+export function hostConnections(socket: string): number {
+  const lines = Deno.readTextFileSync("/proc/net/unix").split("\n");
+  return lines.filter((l) => l.endsWith(` ${socket}`)).length - 1;
 }

@@ -10,6 +10,8 @@ const SCAN_LINES = 500;
 const POLL_MS = 500;
 /** Quiet time that counts as idle for a pane without a tracked agent. */
 export const DEFAULT_SETTLE_MS = 1500;
+/** A `checkedGeneration` no generation equals: the screen must be read again. */
+const STALE = -2;
 /** Agent states that mean "still working". */
 const WORKING = new Set(["thinking", "stalled"]);
 /** Agent states that say nothing about work; output quiescence decides. */
@@ -24,7 +26,8 @@ interface Watch {
   checkedGeneration: number;
   agent: boolean;
   done: boolean;
-  exit: { exit_code: number } | null;
+  /** Why the pane can no longer satisfy the wait (it exited or closed first). */
+  ended: string | null;
 }
 
 export default defineVerb({
@@ -106,32 +109,26 @@ export default defineVerb({
           idle: false,
           lastChangeAt: Date.now(),
           generation: -1,
-          checkedGeneration: -2,
+          checkedGeneration: STALE,
           agent: false,
           done: false,
-          exit: null,
+          ended: null,
         });
       }
 
       const check = async (w: Watch) => {
-        if (w.done) return;
+        if (w.done || w.ended) return;
         const id = w.pane.surface_id;
-        if (opts.idle) {
-          const status = await client.call<{
-            state: string;
-            tool: string | null;
-            idle_ms: number;
-            output_generation: number;
-          }>("surface.status", { surface_id: id });
-          w.lastChangeAt = Date.now() - status.idle_ms;
-          w.agent = status.tool !== null && !UNKNOWN.has(status.state);
-          w.idle = w.agent ? !WORKING.has(status.state) : status.idle_ms >= settle;
-        }
+        // The screen first, then the status: a status taken before output that
+        // the read already shows would call a pane idle the moment its marker
+        // arrives, mid-burst.
+        let readGeneration = -1;
         if (regex && w.checkedGeneration !== w.generation) {
           const r = await client.call<{ text: string; total_lines: number; output_generation: number }>(
             "surface.read",
             { surface_id: id, lines: SCAN_LINES, fenced: false },
           );
+          readGeneration = r.output_generation;
           w.generation = r.output_generation;
           w.checkedGeneration = r.output_generation;
           const lines = r.text.split("\n");
@@ -146,6 +143,23 @@ export default defineVerb({
         } else if (!regex) {
           w.checkedGeneration = w.generation;
         }
+        if (opts.idle) {
+          const status = await client.call<{
+            state: string;
+            tool: string | null;
+            idle_ms: number;
+            output_generation: number;
+          }>("surface.status", { surface_id: id });
+          w.agent = status.tool !== null && !UNKNOWN.has(status.state);
+          if (!w.agent && status.output_generation < readGeneration) {
+            // The host has not yet accounted for output the read saw: it is fresh.
+            w.lastChangeAt = Date.now();
+            w.idle = false;
+          } else {
+            w.lastChangeAt = Date.now() - status.idle_ms;
+            w.idle = w.agent ? !WORKING.has(status.state) : status.idle_ms >= settle;
+          }
+        }
         w.done = (!regex || w.match !== null) && (!opts.idle || w.idle);
       };
 
@@ -154,7 +168,42 @@ export default defineVerb({
         return opts.all ? all.every((w) => w.done) : all.some((w) => w.done);
       };
 
-      for (const w of watches.values()) await check(w);
+      // A pane that ends unsatisfied fails the wait, except under --any while
+      // another pane still can satisfy it.
+      const ended = (w: Watch, how: string) => {
+        w.ended = how;
+        if (opts.any && [...watches.values()].some((x) => !x.ended)) return;
+        throw new CliFailure(`Pane ${w.pane.surface_id} ${how} before the wait was satisfied`);
+      };
+      // Checks every pane against a fresh listing: one that exited or closed
+      // (before the subscription, or in events shed as `dropped`) ends the
+      // wait unless the wait is already satisfied.
+      const resync = async () => {
+        const now = new Map((await listPanes(client)).map((p) => [p.surface_id, p]));
+        const gone: [Watch, string][] = [];
+        for (const w of watches.values()) {
+          if (w.ended) continue;
+          const p = now.get(w.pane.surface_id);
+          w.checkedGeneration = STALE;
+          if (!p) {
+            gone.push([w, "was closed"]);
+            continue;
+          }
+          await check(w);
+          if (p.exited) gone.push([w, `exited (exit code ${p.exit_code})`]);
+        }
+        if (finished()) return;
+        for (const [w, how] of gone) if (!w.done) ended(w, how);
+      };
+
+      // A pane closed before its event was read: the listing tells how it ended.
+      const checkOrResync = (w: Watch) =>
+        check(w).catch((e) => {
+          if (e instanceof RpcError) return resync();
+          throw e;
+        });
+
+      await resync();
       while (!finished()) {
         const now = Date.now();
         if (now >= deadline) {
@@ -168,7 +217,7 @@ export default defineVerb({
         // Wake at the next poll, or when a quiet pane would reach the settle time.
         let wake = Math.min(POLL_MS, deadline - now);
         for (const w of watches.values()) {
-          if (opts.idle && !w.done && !w.agent) {
+          if (opts.idle && !w.done && !w.ended && !w.agent) {
             wake = Math.min(wake, Math.max(1, w.lastChangeAt + settle - now));
           }
         }
@@ -178,28 +227,28 @@ export default defineVerb({
           const ev = JSON.parse(line) as { type: string; surface_id?: number; exit_code?: number };
           const w = ev.surface_id === undefined ? undefined : watches.get(ev.surface_id);
           if (ev.type === "dropped") {
-            for (const x of watches.values()) x.checkedGeneration = -1;
+            await resync();
+            continue;
           }
           if (w && ev.type === "surface_changed") {
             w.lastChangeAt = Date.now();
             w.generation = (ev as { output_generation?: number }).output_generation ?? w.generation;
           }
-          if (w && (ev.type === "surface_exited" || ev.type === "surface_closed")) {
-            w.checkedGeneration = -1;
-            w.idle = true;
+          if (w && !w.ended && (ev.type === "surface_exited" || ev.type === "surface_closed")) {
+            // Judged on the final screen: a marker printed just before the exit still counts.
+            w.checkedGeneration = STALE;
             await check(w).catch(() => {});
             if (!w.done) {
-              const how = ev.type === "surface_closed" ? "was closed" : `exited (exit code ${ev.exit_code})`;
-              throw new CliFailure(`Pane ${w.pane.surface_id} ${how} before the wait was satisfied`);
+              ended(w, ev.type === "surface_closed" ? "was closed" : `exited (exit code ${ev.exit_code})`);
             }
             continue;
           }
-          if (w) await check(w);
+          if (w) await checkOrResync(w);
           continue;
         }
         for (const w of watches.values()) {
-          w.checkedGeneration = -1;
-          await check(w);
+          w.checkedGeneration = STALE;
+          await checkOrResync(w);
         }
       }
 
