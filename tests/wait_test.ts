@@ -58,6 +58,13 @@ async function reap(children: CliChild[]) {
   }
 }
 
+async function hasExited(host: TestHost, id: number): Promise<boolean> {
+  const { surfaces } = await host.call<{ surfaces: { surface_id: number; exited: boolean }[] }>(
+    "surface.list",
+  );
+  return surfaces.find((p) => p.surface_id === id)?.exited === true;
+}
+
 async function screenHas(host: TestHost, target: string, needle: string | RegExp) {
   const text = await readPane(host, target);
   return typeof needle === "string" ? text.includes(needle) : needle.test(text);
@@ -239,7 +246,7 @@ Deno.test("wait: usage errors exit 2, no pane exits 3, a timeout exits 4", async
   });
 });
 
-Deno.test("wait: a pane that exits or closes while waited on is exit 1 with the reason; a marker then exit is a match", async () => {
+Deno.test("wait: a pane that exits or closes while waited on is exit 1 with the reason; a marker then exit is a match; --any outlives one exit", async () => {
   await withHost({}, async (host) => {
     const ex = await newPane(host, "stty -echo; read x; exit 5", "ex");
     const cl = await newPane(host, "exec sleep 60", "cl");
@@ -263,12 +270,27 @@ Deno.test("wait: a pane that exits or closes while waited on is exit 1 with the 
       assert.equal(rOk.code, 0, rOk.stderr);
       assert.equal(rOk.stdout, `${ok} (ok): line 1: FOUND-it`);
 
-      // A pane that had already exited cannot satisfy a wait: exit 1 at once, not a timeout.
-      await waitUntil("the gone pane to exit", async () => {
-        const r = await host.cli(["ls"]);
-        return JSON.parse(r.stdout).surfaces.find((p: { surface_id: number }) => p.surface_id === gone)
-          ?.exited;
+      // Under --any, a pane that exits leaves the others to match.
+      const dir = `${host.dir}/anyexit`;
+      await Deno.mkdir(dir);
+      const quitter = await newPane(host, "stty -echo; read x; exit 2", "quitter", dir);
+      const stayer = await newPane(host, "stty -echo; exec cat", "stayer", dir);
+      await waitUntil("both panes in the dir", async () => {
+        const { surfaces } = await host.call<{ surfaces: { cwd: string }[] }>("surface.list");
+        return surfaces.filter((p) => p.cwd === dir).length === 2;
       });
+      const [anyWait] = await startWaits(host, [["--match", `cwd:${dir}`, "--pattern", "LAST", "--any"]]);
+      waits.push(anyWait);
+      await typeLine(host, quitter, "bye");
+      await waitUntil("the quitter to exit", () => hasExited(host, quitter));
+      assert.ok(!anyWait.done(), `--any gave up when one pane exited: ${anyWait.stderr()}`);
+      await typeLine(host, stayer, "LAST");
+      const rAny = await finish(anyWait);
+      assert.equal(rAny.code, 0, rAny.stderr);
+      assert.equal(rAny.stdout, `${stayer} (stayer): line 1: LAST`);
+
+      // A pane that had already exited cannot satisfy a wait: exit 1 at once, not a timeout.
+      await waitUntil("the gone pane to exit", () => hasExited(host, gone));
       const r = await host.cli(["wait", "--match", "gone", "--pattern", "NEVER", "--timeout", "20"]);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, new RegExp(`Pane ${gone} exited \\(exit code 7\\)`));

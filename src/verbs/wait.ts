@@ -39,7 +39,8 @@ export default defineVerb({
     "--idle waits until the pane's agent is no longer working; for a pane without a",
     `tracked agent, until its output has been quiet for --settle ms (default ${DEFAULT_SETTLE_MS}).`,
     "Both together need both. A selector matching several panes needs --any or --all.",
-    "Exit 4 on timeout, 1 if a pane exits first, 3 if the selector matches nothing.",
+    "Exit 4 on timeout; 1 if a pane exits or closes first (with --any, once no pane is left",
+    "that could match); 3 if the selector matches nothing, or several panes without --any/--all.",
   ].join("\n"),
   options: {
     match: { type: "string", short: "m", value: "<sel>", description: "Panes to wait on (selector)" },
