@@ -287,3 +287,20 @@ Deno.test("layout: a JSON split tree with sizes, and trees that do not name each
     assert.deepEqual((await workspaces(host))[0].layout_tree, tree);
   });
 });
+
+Deno.test("split: concurrent splits of one workspace leave every pane with the size its program sees", async () => {
+  await withHost({}, async (host) => {
+    await host.json(["new", "-c", WINCH]);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => host.cli(["split", i % 2 ? "h" : "v", "-c", WINCH])),
+    );
+    assert.deepEqual(results.map((r) => r.code), [0, 0, 0, 0, 0, 0]);
+    const ids = results.map((r) => JSON.parse(r.stdout).surface_id as number);
+    assert.deepEqual([...ids].sort((a, b) => a - b), [2, 3, 4, 5, 6, 7], "unique ids");
+    const [ws] = await workspaces(host);
+    assert.deepEqual([...ws.surface_ids].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7]);
+    const p = await ptySizesMatch(host, ws.surface_ids);
+    const area = [...p.values()].reduce((n, s) => n + s.cols * s.rows, 0);
+    assert.ok(area <= 200 * 50, `panes fit the virtual size (${area} cells)`);
+  });
+});
