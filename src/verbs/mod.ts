@@ -44,7 +44,11 @@ export const verbs: VerbEntry[] = [
     load: () => lazy(import("./search.ts")),
   },
   { name: "status", summary: "Show a pane's agent state", load: () => lazy(import("./status.ts")) },
-  { name: "explain", summary: "Explain why a pane's agent state is what it is", load: () => lazy(import("./explain.ts")) },
+  {
+    name: "explain",
+    summary: "Explain why a pane's agent state is what it is",
+    load: () => lazy(import("./explain.ts")),
+  },
   { name: "ps", summary: "List detected agents across workspaces", load: () => lazy(import("./ps.ts")) },
   {
     name: "wait",
@@ -52,8 +56,21 @@ export const verbs: VerbEntry[] = [
     load: () => lazy(import("./wait.ts")),
   },
   { name: "watch", summary: "Stream events as JSON lines", load: () => lazy(import("./watch.ts")) },
-  { name: "ai-hook", summary: "Lifecycle hook that agents call (always exits 0)", load: () => lazy(import("./ai_hook.ts")) },
-  { name: "hooks", summary: "Install paneflow's hooks into Claude Code (setup|status|uninstall)", load: () => lazy(import("./hooks.ts")) },
+  {
+    name: "ai-hook",
+    summary: "Lifecycle hook that agents call (always exits 0)",
+    load: () => lazy(import("./ai_hook.ts")),
+  },
+  {
+    name: "hooks",
+    summary: "Install paneflow's hooks into Claude Code (setup|status|uninstall)",
+    load: () => lazy(import("./hooks.ts")),
+  },
+  {
+    name: "flow",
+    summary: "Run or validate a multi-agent pipeline (TOML DAG)",
+    load: () => lazy(import("./flow.ts")),
+  },
   { name: "new", summary: "Create a workspace with one pane", load: () => lazy(import("./new.ts")) },
   { name: "up", summary: "Bring up a workspace from a TOML spec", load: () => lazy(import("./up.ts")) },
   { name: "select", summary: "Make a workspace active", load: () => lazy(import("./select.ts")) },

@@ -1,0 +1,125 @@
+/**
+ * How a flow run looks: live transitions on stderr (a block of progress
+ * lines redrawn on a terminal, plain lines in CI) and the final report on
+ * stdout (a table, or JSON).
+ *
+ * @module
+ */
+import type { FlowPlan } from "../spec/flow.ts";
+import type { FlowReport, ProgressSink, StepReport } from "./runner.ts";
+
+const enc = new TextEncoder();
+const err = (s: string) => Deno.stderr.writeSync(enc.encode(s));
+
+function seconds(ms: number | null): string {
+  return ms === null ? "-" : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** Plain transition lines: `[  1.2s] impl: started`. */
+export class LineProgress implements ProgressSink {
+  #t0 = Date.now();
+  constructor(private readonly _quiet = false) {}
+  update(r: StepReport, note?: string): void {
+    if (this._quiet) return;
+    const t = ((Date.now() - this.#t0) / 1000).toFixed(1).padStart(6);
+    const what = note ??
+      `${r.status}${r.error ? `: ${r.error}` : ""}${
+        r.duration_ms !== null ? ` (${seconds(r.duration_ms)})` : ""
+      }`;
+    err(`[${t}s] ${r.step}: ${what}\n`);
+  }
+}
+
+/** One line per step, redrawn in place on a terminal. */
+export class LiveProgress implements ProgressSink {
+  #rows = new Map<string, string>();
+  #drawn = 0;
+  #t0 = Date.now();
+  constructor(plan: FlowPlan) {
+    for (const s of plan.steps) this.#rows.set(s.key, "waiting");
+    this.#draw();
+  }
+  update(r: StepReport, note?: string): void {
+    const state = r.duration_ms === null ? `running${note ? ` · ${note}` : ""}` : r.status;
+    const detail = r.duration_ms !== null
+      ? ` ${seconds(r.duration_ms)}${r.error ? ` · ${r.error}` : ""}`
+      : "";
+    this.#rows.set(r.step, `${state}${detail}`);
+    this.#draw();
+  }
+  #draw() {
+    const cols = Deno.consoleSize?.().columns ?? 100;
+    const width = Math.max(...[...this.#rows.keys()].map((k) => k.length));
+    let out = this.#drawn ? `\x1b[${this.#drawn}A` : "";
+    for (const [k, v] of this.#rows) {
+      const icon = v.startsWith("READY")
+        ? "✓"
+        : v.startsWith("FAILED")
+        ? "✗"
+        : v.startsWith("SKIPPED")
+        ? "-"
+        : v.startsWith("running")
+        ? "…"
+        : " ";
+      out += `\x1b[2K${`${icon} ${k.padEnd(width)}  ${v}`.slice(0, cols - 1)}\n`;
+    }
+    const t = ((Date.now() - this.#t0) / 1000).toFixed(1);
+    out += `\x1b[2K  ${t}s\n`;
+    this.#drawn = this.#rows.size + 1;
+    err(out);
+  }
+}
+
+/** The final report as an aligned table, with the captures below it. */
+export function renderReport(report: FlowReport): string {
+  const header = ["STEP", "STATUS", "DURATION", "PANE", "ERROR"];
+  const rows = report.steps.map((s) => [
+    s.step,
+    s.status,
+    seconds(s.duration_ms),
+    s.surface_id === null ? "-" : String(s.surface_id),
+    s.error ?? "",
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd();
+  const out = [line(header), ...rows.map(line)];
+  const verdict = report.cancelled ? "interrupted" : report.ok ? "ok" : "failed";
+  out.push("", `flow ${report.flow}: ${verdict} in ${seconds(report.duration_ms)}`);
+  for (const [name, value] of Object.entries(report.captures)) {
+    if (typeof value === "string") out.push("", `${name}:`, indent(value));
+    else for (const [item, v] of Object.entries(value)) out.push("", `${name}.${item}:`, indent(v));
+  }
+  return out.join("\n");
+}
+
+function indent(text: string): string {
+  return text.split("\n").map((l) => `  ${l}`).join("\n");
+}
+
+/** The `--dry-run` plan, human-readable. */
+export function renderPlan(plan: FlowPlan, launchers: Record<string, string>): string {
+  const out = [
+    `flow ${plan.name} (layout ${plan.layout}, on_failure ${plan.onFailure}): ${plan.steps.length} steps`,
+  ];
+  for (const s of plan.steps) {
+    out.push("", `${s.key}${s.needs.length ? `  (after ${s.needs.join(", ")})` : ""}`);
+    if (s.pane) {
+      const cmd = s.pane.agent
+        ? `${s.pane.agent}: ${launchers[s.pane.agent] ?? s.pane.agent}`
+        : s.pane.command ?? "(shell)";
+      out.push(`  pane   ${cmd}  in ${s.pane.cwd}${s.pane.worktree ? `  worktree ${s.pane.worktree}` : ""}`);
+      if (s.pane.prompt !== undefined) {
+        out.push(`  prompt ${s.submit ? "submit" : "prefill"}: ${s.pane.prompt.slice(0, 100)}`);
+      }
+    }
+    if (s.send) {
+      out.push(
+        `  send   to ${s.send.target}${s.send.submit ? " (submit)" : ""}: ${s.send.text.slice(0, 100)}`,
+      );
+    }
+    if (s.ready) out.push(`  ready  /${s.ready.pattern}/ within ${s.ready.timeout_secs}s`);
+    if (s.capture) out.push(`  capture ${s.capture.lines} lines as \${${s.capture.var}}`);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,417 @@
+/**
+ * The flow runner: starts each step as soon as its needs are met, spawns
+ * panes through `workspace.up` (the same path as `paneflow up`), submits
+ * through the agents' submit transaction, and waits on `ready` barriers driven
+ * by the event bus (with a 500 ms poll as the safety net). It is a client of
+ * the host: the same code runs against a user's host and an embedded one.
+ *
+ * @module
+ */
+import { Client } from "../client.ts";
+import { RpcError } from "../errors.ts";
+import { matchPanes, type PaneInfo } from "../selector.ts";
+import { type FlowPlan, type StepInstance, substitute } from "../spec/flow.ts";
+
+/** Lines a `ready` pattern scans. */
+const SCAN_LINES = 500;
+const POLL_MS = 500;
+/** An agent pane counts as ready for its prompt once idle; a plain program once quiet this long. */
+const QUIET_MS = 800;
+const AGENT_READY_TIMEOUT_MS = 120_000;
+
+/** Final status of a step instance. */
+export type StepStatus = "READY" | "FAILED" | "SKIPPED";
+
+/** One line of the final report. */
+export interface StepReport {
+  step: string;
+  id: string;
+  item: string | null;
+  status: StepStatus;
+  duration_ms: number | null;
+  surface_id: number | null;
+  error: string | null;
+  /** The ready barrier ran out of time. */
+  timeout: boolean;
+}
+
+/** What a run gives. */
+export interface FlowReport {
+  flow: string;
+  ok: boolean;
+  cancelled: boolean;
+  duration_ms: number;
+  steps: StepReport[];
+  captures: Record<string, string | Record<string, string>>;
+}
+
+/** Receives live transitions (stderr progress). */
+export interface ProgressSink {
+  update(step: StepReport, note?: string): void;
+}
+
+/** Options for {@link runFlow}. */
+export interface RunOptions {
+  socketPath: string;
+  progress: ProgressSink;
+  signal: AbortSignal;
+}
+
+class StepFailure extends Error {
+  constructor(message: string, readonly timeout = false) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+/** Output changes per pane, from one `events.subscribe` connection. */
+class ChangeFeed {
+  #waiters = new Map<number, Set<() => void>>();
+  #exits = new Map<number, number>();
+  #client: Client | null = null;
+  #closed = false;
+
+  async start(path: string) {
+    this.#client = await Client.connect(path);
+    await this.#client.send("events.subscribe", {
+      types: ["surface_changed", "surface_exited", "surface_closed"],
+    });
+    (async () => {
+      while (!this.#closed) {
+        const line = await this.#client!.readLine();
+        if (line === null) break;
+        let ev: { type: string; surface_id?: number; exit_code?: number };
+        try {
+          ev = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (ev.surface_id === undefined) {
+          if (ev.type === "dropped") { for (const set of this.#waiters.values()) for (const w of set) w(); }
+          continue;
+        }
+        if (ev.type === "surface_exited") this.#exits.set(ev.surface_id, ev.exit_code ?? -1);
+        if (ev.type === "surface_closed") this.#exits.set(ev.surface_id, ev.exit_code ?? -1);
+        for (const w of this.#waiters.get(ev.surface_id) ?? []) w();
+      }
+    })();
+  }
+
+  /** Resolves on the next change of the pane, or after `ms`. */
+  next(id: number, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const set = this.#waiters.get(id) ?? new Set();
+      this.#waiters.set(id, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      set.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  exitCode(id: number): number | undefined {
+    return this.#exits.get(id);
+  }
+
+  close() {
+    this.#closed = true;
+    this.#client?.close();
+  }
+}
+
+/** Runs a validated flow against the host on `opts.socketPath`. */
+export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowReport> {
+  const started = Date.now();
+  const client = await Client.connect(opts.socketPath);
+  const feed = new ChangeFeed();
+  await feed.start(opts.socketPath);
+  const values = new Map<string, string | Map<string, string>>();
+  const reports = new Map<string, StepReport>();
+  const panes = new Map<string, number>();
+  for (const s of plan.steps) {
+    reports.set(s.key, {
+      step: s.key,
+      id: s.id,
+      item: s.item,
+      status: "SKIPPED",
+      duration_ms: null,
+      surface_id: null,
+      error: null,
+      timeout: false,
+    });
+  }
+  // One request at a time on the shared connection.
+  let chain: Promise<unknown> = Promise.resolve();
+  const call = <T>(method: string, params: unknown): Promise<T> => {
+    const p = chain.then(() => client.call<T>(method, params));
+    chain = p.catch(() => {});
+    return p;
+  };
+
+  const state = new Map<string, "pending" | "running" | "done" | "failed" | "skipped">();
+  for (const s of plan.steps) state.set(s.key, "pending");
+  let failed = false;
+  const running = new Map<string, Promise<void>>();
+  const stepAbort = new AbortController();
+  opts.signal.addEventListener("abort", () => stepAbort.abort(), { once: true });
+
+  const skip = (s: StepInstance, why: string) => {
+    state.set(s.key, "skipped");
+    const r = reports.get(s.key)!;
+    r.status = "SKIPPED";
+    r.error = why;
+    opts.progress.update(r);
+  };
+
+  const execute = async (s: StepInstance) => {
+    const r = reports.get(s.key)!;
+    const t0 = Date.now();
+    state.set(s.key, "running");
+    opts.progress.update(r, "started");
+    try {
+      await runStep(s, r);
+      state.set(s.key, "done");
+      r.status = "READY";
+    } catch (e) {
+      state.set(s.key, "failed");
+      r.status = "FAILED";
+      r.error = e instanceof Error ? e.message : String(e);
+      r.timeout = e instanceof StepFailure && e.timeout;
+      if (stepAbort.signal.aborted && !r.timeout) r.error = opts.signal.aborted ? "interrupted" : r.error;
+      failed = true;
+    } finally {
+      r.duration_ms = Date.now() - t0;
+      opts.progress.update(r);
+    }
+  };
+
+  const runStep = async (s: StepInstance, r: StepReport) => {
+    let surfaceId: number;
+    let sinceGen: number | null = null;
+    if (s.pane) {
+      surfaceId = await spawnPane(s);
+      panes.set(s.key, surfaceId);
+      r.surface_id = surfaceId;
+      opts.progress.update(r, `pane ${surfaceId}`);
+      if (s.submit && s.pane.prompt !== undefined) {
+        await waitForInput(surfaceId);
+        const text = substitute(s.pane.prompt, values);
+        const res = await call<{ status?: string; evidence?: string }>("surface.send_text", {
+          surface_id: surfaceId,
+          text,
+          submit: true,
+        });
+        if (res.status === "stalled") throw new StepFailure(`prompt not taken by the agent: ${res.evidence}`);
+      }
+    } else {
+      const send = s.send!;
+      surfaceId = await resolveTarget(send.target);
+      r.surface_id = surfaceId;
+      if (s.ready) {
+        // The barrier looks only at what the pane prints after the send.
+        const snap = await call<{ output_generation: number }>("surface.read", {
+          surface_id: surfaceId,
+          lines: 1,
+          fenced: false,
+          since: 0,
+        });
+        sinceGen = snap.output_generation;
+      }
+      const res = await call<{ status?: string; evidence?: string }>("surface.send_text", {
+        surface_id: surfaceId,
+        text: substitute(send.text, values),
+        submit: send.submit,
+      });
+      if (res.status === "stalled") throw new StepFailure(`text not taken by the agent: ${res.evidence}`);
+    }
+    if (!s.ready) return;
+    const matched = await barrier(s, surfaceId, sinceGen);
+    if (s.capture) {
+      // The captured lines end with the line that matched, so the value does
+      // not depend on what the pane printed a moment later.
+      const value = matched.lines.slice(Math.max(0, matched.index + 1 - s.capture.lines), matched.index + 1)
+        .join("\n").replace(/\s+$/, "");
+      if (s.item === null) values.set(s.capture.var, value);
+      else {
+        const m = (values.get(s.capture.var) as Map<string, string> | undefined) ?? new Map<string, string>();
+        m.set(s.item, value);
+        values.set(s.capture.var, m);
+      }
+      opts.progress.update(r, `captured \${${s.capture.var}} (${value.split("\n").length} lines)`);
+    } else {
+      opts.progress.update(r, `matched: ${matched.lines[matched.index].slice(0, 80)}`);
+    }
+  };
+
+  const spawnPane = async (s: StepInstance): Promise<number> => {
+    const pane = structuredClone(s.pane!);
+    if (s.submit) delete pane.prompt;
+    if (pane.name === undefined) pane.name = await freeName(s.key);
+    const res = await call<{ panes: { surface_id: number }[] }>("workspace.up", {
+      name: plan.name,
+      layout: plan.layout,
+      panes: [pane],
+    });
+    return res.panes[0].surface_id;
+  };
+
+  const freeName = async (base: string): Promise<string> => {
+    const taken = new Set(
+      (await call<{ surfaces: PaneInfo[] }>("surface.list", {})).surfaces.map((p) => p.name),
+    );
+    const clean = base.replace(/\[(.+)\]$/, "-$1");
+    if (!taken.has(clean)) return clean;
+    for (let i = 2;; i++) if (!taken.has(`${clean}-${i}`)) return `${clean}-${i}`;
+  };
+
+  const resolveTarget = async (target: string): Promise<number> => {
+    const own = panes.get(target);
+    if (own !== undefined) return own;
+    const { surfaces } = await call<{ surfaces: PaneInfo[] }>("surface.list", {});
+    const found = matchPanes(target, surfaces);
+    if (found.length !== 1) {
+      throw new StepFailure(
+        found.length
+          ? `target "${target}" matches ${found.length} panes`
+          : `no pane matches target "${target}"`,
+      );
+    }
+    return found[0].surface_id;
+  };
+
+  /** Waits until an agent pane is idle, or a plain program has gone quiet. */
+  const waitForInput = async (id: number) => {
+    const deadline = Date.now() + AGENT_READY_TIMEOUT_MS;
+    while (Date.now() < deadline && !stepAbort.signal.aborted) {
+      const st = await call<{ tool: string | null; state: string; idle_ms: number }>("surface.status", {
+        surface_id: id,
+      });
+      if (feed.exitCode(id) !== undefined) {
+        throw new StepFailure(`pane ${id} exited before its prompt could be submitted`);
+      }
+      if (st.tool && ["idle", "finished", "waiting_for_input"].includes(st.state)) return;
+      if (!st.tool && st.idle_ms >= QUIET_MS * 3) return;
+      await feed.next(id, 200, stepAbort.signal);
+    }
+    if (stepAbort.signal.aborted) throw new StepFailure("interrupted");
+    throw new StepFailure(`pane ${id} never became ready for its prompt`);
+  };
+
+  const barrier = async (
+    s: StepInstance,
+    id: number,
+    sinceGen: number | null,
+  ): Promise<{ lines: string[]; index: number }> => {
+    const re = new RegExp(s.ready!.pattern, "m");
+    const deadline = Date.now() + s.ready!.timeout_secs * 1000;
+    let since = sinceGen;
+    const seen: string[] = [];
+    while (true) {
+      if (stepAbort.signal.aborted) throw new StepFailure(opts.signal.aborted ? "interrupted" : "cancelled");
+      let lines: string[];
+      if (since === null) {
+        const read = await call<{ text: string }>("surface.read", {
+          surface_id: id,
+          lines: SCAN_LINES,
+          fenced: false,
+        });
+        lines = read.text.split("\n");
+      } else {
+        const read = await call<{ changed: { text: string }[]; output_generation: number; reset: boolean }>(
+          "surface.read",
+          { surface_id: id, lines: SCAN_LINES, fenced: false, since },
+        );
+        since = read.output_generation;
+        seen.push(...read.changed.map((c) => c.text));
+        if (seen.length > SCAN_LINES) seen.splice(0, seen.length - SCAN_LINES);
+        lines = seen;
+      }
+      const index = lines.findLastIndex((l) => re.test(l));
+      if (index >= 0) return { lines: [...lines], index };
+      const code = feed.exitCode(id);
+      if (code !== undefined) {
+        throw new StepFailure(`pane ${id} exited (exit code ${code}) before /${s.ready!.pattern}/ showed`);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new StepFailure(
+          `ready /${s.ready!.pattern}/ did not show within ${s.ready!.timeout_secs}s`,
+          true,
+        );
+      }
+      await feed.next(id, Math.min(POLL_MS, left), stepAbort.signal);
+    }
+  };
+
+  try {
+    while (true) {
+      if (opts.signal.aborted) break;
+      let progressed = false;
+      for (const s of plan.steps) {
+        if (state.get(s.key) !== "pending") continue;
+        const needStates = s.needs.map((n) => state.get(n));
+        if (needStates.some((x) => x === "failed" || x === "skipped")) {
+          skip(s, `needs ${s.needs.filter((n) => ["failed", "skipped"].includes(state.get(n)!)).join(", ")}`);
+          progressed = true;
+          continue;
+        }
+        if (failed && plan.onFailure === "fail_fast") {
+          skip(s, "not started: an earlier step failed (fail_fast)");
+          progressed = true;
+          continue;
+        }
+        if (needStates.every((x) => x === "done")) {
+          const p = execute(s).finally(() => running.delete(s.key));
+          running.set(s.key, p);
+          progressed = true;
+        }
+      }
+      if (failed && plan.onFailure === "fail_fast") stepAbort.abort();
+      if (running.size === 0 && !progressed) break;
+      if (running.size) await Promise.race([...running.values(), sleep(1_000_000, opts.signal)]);
+    }
+    await Promise.allSettled(running.values());
+    for (const s of plan.steps) {
+      if (state.get(s.key) === "pending") {
+        skip(s, opts.signal.aborted ? "not started: interrupted" : "not started");
+      }
+    }
+  } finally {
+    feed.close();
+    client.close();
+  }
+  const captures: FlowReport["captures"] = {};
+  for (const [k, v] of values) captures[k] = typeof v === "string" ? v : Object.fromEntries(v);
+  const steps = plan.steps.map((s) => reports.get(s.key)!);
+  return {
+    flow: plan.name,
+    ok: steps.every((s) => s.status === "READY"),
+    cancelled: opts.signal.aborted,
+    duration_ms: Date.now() - started,
+    steps,
+    captures,
+  };
+}
+
+/** The exit code of a run: 0, 4 when only ready timeouts failed, 130 when interrupted, else 1. */
+export function exitCodeOf(report: FlowReport): number {
+  if (report.cancelled) return 130;
+  if (report.ok) return 0;
+  const failed = report.steps.filter((s) => s.status === "FAILED");
+  if (failed.length && failed.every((s) => s.timeout)) return 4;
+  return 1;
+}
+
+/** Whether an error from the host is the write gate's refusal. */
+export function isGateError(e: unknown): boolean {
+  return e instanceof RpcError && e.data?.reason === "gated";
+}

@@ -1,0 +1,187 @@
+import { Client } from "../client.ts";
+import { CliFailure, UsageError } from "../errors.ts";
+import { socketPath } from "../paths.ts";
+import { ExitCode } from "../spec/codes.ts";
+import type { LocatedIssue } from "../spec/workspace.ts";
+import { defineVerb, printJson } from "./_verb.ts";
+
+/** Lines of each pane printed when an embedded host is torn down. */
+const FINAL_LINES = 15;
+
+export default defineVerb({
+  name: "flow",
+  summary: "Run or validate a multi-agent pipeline (a TOML DAG of steps)",
+  usage: "paneflow flow <run|validate> <file> [--dry-run] [--json] [--keep-host] [--no-embedded]",
+  details: [
+    "run: steps start as soon as their needs are READY. Live transitions go to stderr, the",
+    "report to stdout. With no host answering, an embedded host runs in this process on a",
+    "private socket and is torn down at the end (--keep-host starts a detached one instead).",
+    "Exit: 0 all READY, 1 a step failed, 2 invalid flow, 4 a ready timeout, 130 Ctrl-C.",
+    "validate: checks the file and prints every problem (file:line:column: key: message).",
+  ].join("\n"),
+  options: {
+    "dry-run": {
+      type: "boolean",
+      description: "Validate, check the write gate and print the plan; run nothing",
+    },
+    json: { type: "boolean", description: "Print the report (or plan) as JSON; no progress on stderr" },
+    "keep-host": { type: "boolean", description: "With no host, start a detached one and leave it running" },
+    "no-embedded": { type: "boolean", description: "With no host, fail instead of embedding one" },
+    embedded: { type: "boolean", description: "Always run an embedded host, even when one answers" },
+  },
+  positionals: [{ name: "run|validate" }, { name: "file" }],
+  async run({ opts, args }) {
+    const [action, file] = args;
+    if (action !== "run" && action !== "validate") {
+      throw new UsageError(`Unknown flow action "${action}"; use run or validate`);
+    }
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch (e) {
+      const why = e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message;
+      throw new UsageError(`Cannot read flow file "${file}": ${why}`);
+    }
+    const { parseFlowToml, FlowSpecError } = await import("../spec/flow.ts");
+    const { formatIssue } = await import("../spec/workspace.ts");
+    const { loadConfig } = await import("../spec/config.ts");
+    const { launchers } = await import("../agents/launchers.ts");
+    const config = await loadConfig().catch((e) => {
+      throw new CliFailure((e as Error).message);
+    });
+    const table = launchers(config);
+    const fail = (issues: LocatedIssue[]) => {
+      for (const i of issues) console.error(`paneflow: ${formatIssue(i)}`);
+      console.error(
+        `paneflow: ${issues.length} problem${issues.length === 1 ? "" : "s"} in ${file}; nothing ran`,
+      );
+      if (opts.json) printJson({ ok: false, errors: issues });
+      return ExitCode.Usage;
+    };
+    let plan;
+    try {
+      plan = (await parseFlowToml(text, { path: file, agents: Object.keys(table) })).plan;
+    } catch (e) {
+      if (e instanceof FlowSpecError) return fail(e.issues);
+      throw e;
+    }
+    if (action === "validate") {
+      if (opts.json) printJson({ ok: true, flow: plan.name, steps: plan.steps.map((s) => s.key) });
+      else console.log(`${file}: ok (${plan.steps.length} steps)`);
+      return 0;
+    }
+
+    const path = socketPath();
+    const writes = plan.steps.some((s) => s.send || s.submit);
+    if (opts.embedded && (opts["keep-host"] || opts["no-embedded"])) {
+      throw new UsageError("Option --embedded excludes --keep-host and --no-embedded");
+    }
+    const existing = opts.embedded ? null : await Client.tryConnect(path);
+    // The write gate is checked before anything is created, also under --dry-run.
+    if (writes) {
+      let scripting: boolean;
+      if (existing) {
+        scripting = (await existing.call<{ scripting: boolean }>("system.capabilities")).scripting;
+      } else {
+        scripting = Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1" || config.ai_unrestricted;
+      }
+      if (!scripting) {
+        existing?.close();
+        throw new CliFailure(
+          `The flow writes into panes (send or submit) but the host's write gate is closed: start the host with PANEFLOW_IPC_SCRIPTING=1 or set "ai_unrestricted": true in the config`,
+        );
+      }
+    }
+    if (opts["dry-run"]) {
+      existing?.close();
+      const { renderPlan } = await import("../flow/report.ts");
+      if (opts.json) printJson({ dry_run: true, flow: plan.name, layout: plan.layout, steps: plan.steps });
+      else console.log(renderPlan(plan, table));
+      return 0;
+    }
+
+    let runPath = path;
+    let embedded: { stop(): Promise<void> } | null = null;
+    let tempDir: string | null = null;
+    if (existing) existing.close();
+    else if (opts["keep-host"]) {
+      const { startDetached } = await import("./_host.ts");
+      await startDetached(path);
+    } else if (opts["no-embedded"]) {
+      throw new CliFailure(
+        `Instance unreachable: no paneflow host answers on ${path}; start one with: paneflow serve --detach`,
+      );
+    } else {
+      const { startHost } = await import("../server/host.ts");
+      tempDir = await Deno.makeTempDir({ prefix: "paneflow-flow-" });
+      runPath = `${tempDir}/s.sock`;
+      // Panes of the embedded host reach it (for the CLI and the agents' hook) through this.
+      Deno.env.set("PANEFLOW_SOCKET_PATH", runPath);
+      embedded = await startHost({ socketPath: runPath, config, log: () => {} });
+      if (!opts.json) console.error(`paneflow: no host answered; running an embedded host on ${runPath}`);
+    }
+
+    const { runFlow, exitCodeOf } = await import("../flow/runner.ts");
+    const { LineProgress, LiveProgress, renderReport } = await import("../flow/report.ts");
+    const abort = new AbortController();
+    const onSigint = () => abort.abort();
+    Deno.addSignalListener("SIGINT", onSigint);
+    const progress = opts.json
+      ? new LineProgress(true)
+      : Deno.stderr.isTerminal()
+      ? new LiveProgress(plan)
+      : new LineProgress();
+    try {
+      const report = await runFlow(plan, { socketPath: runPath, progress, signal: abort.signal });
+      let finalScreens: Record<string, string> | undefined;
+      if (embedded) finalScreens = await readFinalScreens(runPath, report.steps);
+      if (opts.json) {
+        printJson({
+          ...report,
+          exit_code: exitCodeOf(report),
+          host: embedded ? "embedded" : runPath,
+          final_screens: finalScreens,
+        });
+      } else {
+        console.log(renderReport(report));
+        for (const [step, screen] of Object.entries(finalScreens ?? {})) {
+          console.log(`\n--- ${step}: last lines of its pane ---\n${screen}`);
+        }
+        if (report.cancelled) {
+          console.error("paneflow: interrupted; panes the flow created were left as they are");
+        }
+      }
+      return exitCodeOf(report);
+    } finally {
+      Deno.removeSignalListener("SIGINT", onSigint);
+      if (embedded) await embedded.stop();
+      if (tempDir) await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+async function readFinalScreens(
+  path: string,
+  steps: { step: string; surface_id: number | null }[],
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const client = await Client.connect(path);
+  try {
+    const seen = new Set<number>();
+    for (const s of steps) {
+      if (s.surface_id === null || seen.has(s.surface_id)) continue;
+      seen.add(s.surface_id);
+      try {
+        const r = await client.call<{ text: string }>("surface.read", {
+          surface_id: s.surface_id,
+          lines: FINAL_LINES,
+          fenced: false,
+        });
+        out[s.step] = r.text;
+      } catch { /* closed */ }
+    }
+  } finally {
+    client.close();
+  }
+  return out;
+}
