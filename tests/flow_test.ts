@@ -93,3 +93,20 @@ Deno.test("flow control: a pane that exits right after a burst shows its last li
     assert.equal(r.stdout, "199998\n199999\n200000\n");
   });
 });
+
+Deno.test("flow control: a pane printing binary garbage stays readable and does not flood the host's log", async () => {
+  await withHost({}, async (host) => {
+    const ws = await host.json<{ surface_id: number }>([
+      "new",
+      "-c",
+      "head -c 1000000 /dev/urandom; printf '\\033c'; echo DONE-MARK",
+    ]);
+    const p = await exitedPane(host, ws.surface_id, 30_000);
+    assert.equal(p.exit_code, 0);
+    const r = await host.cli(["read", String(ws.surface_id), "--raw", "--lines", "1"]);
+    assert.equal(r.stdout, "DONE-MARK\n");
+    const s = await host.json<{ count: number }>(["search", String(ws.surface_id), "done-mark"]);
+    assert.equal(s.count, 1);
+    assert.ok(host.log().length < 10_000, `host log is ${host.log().length} bytes after 1 MB of binary`);
+  });
+});

@@ -88,6 +88,9 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     rows: req.rows,
     scrollback: req.scrollback,
     allowProposedApi: true,
+    // xterm logs every parse error; a pane printing binary would write ~5x its
+    // output into the host's log.
+    logLevel: "off",
   });
   const p = pty.spawn(req.file, req.args, {
     name: "xterm-256color",
