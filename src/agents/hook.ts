@@ -35,6 +35,8 @@ const EVENTS: Record<string, AiMethod> = {
   stop: "ai.stop",
   exit: "ai.exit",
   session_end: "ai.session_end",
+  // Codex's `notify` program gets one JSON argument per event.
+  "codex-notify": "ai.stop",
 };
 
 /** Notification types that mean the agent waits for the user. */
@@ -90,6 +92,7 @@ export function hookFrame(
   const method = methodFor(event);
   if (!method) return null;
   const p = (payload && typeof payload === "object" ? payload : {}) as Record<string, unknown>;
+  if (event === "codex-notify" && p.type !== "agent-turn-complete") return null;
   const params: AiFrame = {
     surface_id: ctx.surfaceId,
     tool: ctx.tool ?? "claude",
@@ -119,6 +122,9 @@ export function hookFrame(
       break;
     case "Stop":
       params.last_result = str(p.last_assistant_message);
+      break;
+    case "codex-notify":
+      params.last_result = str(p["last-assistant-message"]);
       break;
     case "StopFailure":
       params.error_type = str(p.error_type) ?? str(p.error) ?? "unknown_error";

@@ -12,6 +12,8 @@
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import { launchers } from "../agents/launchers.ts";
+import { launchHooks } from "../agents/per_launch.ts";
+import { selfCommand } from "../paths.ts";
 import {
   checkWorkspace,
   formatPath,
@@ -230,6 +232,8 @@ interface UpState {
   manager: WorktreeManager;
   /** Panes this host brought up, by surface id. */
   origins: Map<number, Origin>;
+  /** Per-launch hook files of agent panes, removed when the pane closes. */
+  launchFiles: Map<number, string[]>;
   chain: Promise<unknown>;
 }
 
@@ -246,10 +250,15 @@ function stateFor(ctx: HostContext): UpState {
     const state: UpState = {
       manager: new WorktreeManager(ctx.socketPath, (line) => log(ctx, line)),
       origins: new Map(),
+      launchFiles: new Map(),
       chain: Promise.resolve(),
     };
     ctx.registry.closeListeners.add(async (closed) => {
-      for (const s of closed) state.origins.delete(s.id);
+      for (const s of closed) {
+        state.origins.delete(s.id);
+        for (const f of state.launchFiles.get(s.id) ?? []) await Deno.remove(f).catch(() => {});
+        state.launchFiles.delete(s.id);
+      }
       await state.manager.closed(closed.map((s) => s.id));
     });
     states.set(ctx.registry, state);
@@ -273,6 +282,22 @@ export function workspaceUp(ctx: HostContext, params: WorkspaceSpec): Promise<Up
   const run = st.chain.then(() => up(ctx, st, params));
   st.chain = run.catch(() => {});
   return run;
+}
+
+/** Per-launch hooks for an agent pane (see src/agents/per_launch.ts). */
+function perLaunch(ctx: HostContext, agent: string, paneEnv: Record<string, string>) {
+  const dir = ctx.socketPath.slice(0, ctx.socketPath.lastIndexOf("/")) || ".";
+  try {
+    return launchHooks(agent, {
+      dir,
+      self: selfCommand([]),
+      env: { ...Deno.env.toObject(), ...ctx.config.terminal.env, ...paneEnv },
+      id: crypto.randomUUID().slice(0, 8),
+    });
+  } catch (e) {
+    log(ctx, `per-launch hooks for ${agent} not set up: ${(e as Error).message}`);
+    return null;
+  }
 }
 
 function paneEnvBase(ctx: HostContext): Record<string, string> {
@@ -342,6 +367,18 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
           setupScript({ setup: p.setup, timeoutSecs: p.setup_timeout_secs, shell, command: p.command }),
         ];
       } else if (p.command !== null) opts.command = p.command;
+      const hooks = p.agent !== null && p.command !== null ? perLaunch(ctx, p.agent, p.env) : null;
+      if (hooks) {
+        if (opts.command) opts.command += hooks.suffix;
+        else if (opts.argv) {
+          opts.argv = ["/bin/sh", "-c", setupScript({
+            setup: p.setup!,
+            timeoutSecs: p.setup_timeout_secs,
+            shell,
+            command: p.command + hooks.suffix,
+          })];
+        }
+      }
       let s: Surface;
       if (!target) {
         const r = await reg.createWorkspace({ ...opts, title: workspace.name, layout: workspace.layout });
@@ -352,6 +389,7 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
       }
       created.push(s);
       byIndex.set(p.index, s);
+      if (hooks?.files.length) st.launchFiles.set(s.id, hooks.files);
       st.origins.set(s.id, {
         title: workspace.name,
         index: p.index,

@@ -83,10 +83,11 @@ export default defineVerb({
   options: {
     tool: { type: "string", value: "<family>", description: "Agent family (default claude)" },
   },
-  positionals: [{ name: "event", optional: true }],
+  positionals: [{ name: "event", optional: true }, { name: "payload", optional: true }],
   async run({ opts, args }) {
     try {
-      const raw = await within(STDIN_MS, readStdin(), "");
+      // Codex's notify passes the JSON as an argument; Claude Code on stdin.
+      const raw = args[1] ?? await within(STDIN_MS, readStdin(), "");
       let payload: Record<string, unknown> = {};
       try {
         const parsed = JSON.parse(raw);
