@@ -47,6 +47,7 @@ Deno.test("surfaces: ids start at 1 and are never reused after close", async () 
     assert.equal((await host.cli(["close", "1"])).code, 0);
     assert.equal((await host.cli(["close", "3"])).code, 0);
     assert.deepEqual(await list(host), []);
+    assert.deepEqual(await host.json(["ls"]), { surfaces: [] }, "no workspace left: an empty list, exit 0");
     ids.push((await host.json<{ surface_id: number }>(["new", "-c", "sleep 300"])).surface_id);
     assert.equal(ids[3], 4);
     // A closed id is not found (exit 3), and closing it again is not found either.

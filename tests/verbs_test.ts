@@ -306,6 +306,10 @@ Deno.test("cli: selectors by id, name, cmdline: and cwd: across workspaces; none
           assert.deepEqual(active.surfaces.map((s) => s.surface_id), [3]);
           const ws1 = await host.json<{ surfaces: { surface_id: number }[] }>(["ls", "--workspace", "1"]);
           assert.deepEqual(ws1.surfaces.map((s) => s.surface_id), [2]);
+          const noWs = await host.cli(["ls", "--workspace", "7"]);
+          assert.equal(noWs.code, 3);
+          assert.match(noWs.stderr, /0\.\.2/);
+          oneLine(noWs, "ls --workspace 7");
           const human = await host.cli(["ls", "--all", "--human"]);
           assert.equal(human.code, 0);
           const rows = human.stdout.trimEnd().split("\n");

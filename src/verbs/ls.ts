@@ -1,4 +1,6 @@
 import { withClient } from "../client.ts";
+import { CliFailure } from "../errors.ts";
+import { ExitCode } from "../spec/codes.ts";
 import { listPanes } from "../selector.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 
@@ -17,9 +19,18 @@ export default defineVerb({
     return withClient(async (client) => {
       let surfaces = await listPanes(client);
       if (!opts.all) {
-        const index = opts.workspace ??
-          (await client.call<{ workspaces: { index: number; active: boolean }[] }>("workspace.list"))
-            .workspaces.find((w) => w.active)?.index;
+        const { workspaces } = await client.call<{ workspaces: { index: number; active: boolean }[] }>(
+          "workspace.list",
+        );
+        if (opts.workspace !== undefined && !workspaces.some((w) => w.index === opts.workspace)) {
+          throw new CliFailure(
+            workspaces.length
+              ? `No workspace ${opts.workspace}; indexes are 0..${workspaces.length - 1}`
+              : `No workspace ${opts.workspace}; there are no workspaces`,
+            ExitCode.NotFound,
+          );
+        }
+        const index = opts.workspace ?? workspaces.find((w) => w.active)?.index;
         surfaces = surfaces.filter((s) => s.workspace === index);
       }
       if (!opts.human) {
