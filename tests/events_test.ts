@@ -7,7 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { rawExchange, startHost, type TestHost, waitUntil, withHost } from "./_harness.ts";
-import { type EventStream, type Frame, percentile, RpcConn, spawnCli, subscribe } from "./_stream.ts";
+import {
+  type EventStream,
+  type Frame,
+  hostConnections,
+  percentile,
+  RpcConn,
+  spawnCli,
+  subscribe,
+} from "./_stream.ts";
 
 const LIFECYCLE = [
   "surface_created",
@@ -353,28 +361,25 @@ Deno.test("events: disconnecting unsubscribes and frees the connection; an overs
     const a = await newPane(host, "while :; do echo tick; sleep 0.05; done");
     // Fill every connection slot with subscribers (the limit is 16), then hang up on all of them,
     // one in the middle of a stream of frames.
-    const fill = () =>
-      waitUntil("16 subscribers to be accepted", async () => {
-        const opened: EventStream[] = [];
-        try {
-          for (let i = 0; i < 16; i++) opened.push(await subscribe(host.socket, { surfaces: [a.id] }));
-          return opened;
-        } catch {
-          for (const s of opened) await s.close();
-          return false;
-        }
-      });
+    const fill = async () => {
+      await waitUntil("no connections left open", () => hostConnections(host.socket) === 0);
+      const opened: EventStream[] = [];
+      for (let i = 0; i < 16; i++) opened.push(await subscribe(host.socket, { surfaces: [a.id] }));
+      return opened;
+    };
     const first = await fill();
     await first[0].waitFor("a tick", (f) => f.type === "surface_changed");
     for (const s of first) await s.close();
-    // Each slot is freed only once its subscription has ended: were any still subscribed,
-    // a 16th new subscriber would get -32000.
+    // The host closes a subscriber's connection only once its subscription has ended; all 16
+    // slots come back (were any still held, the 16th new subscriber would get -32000).
     const second = await fill();
     try {
       for (const s of second) await s.waitFor("a tick", (f) => f.type === "surface_changed");
     } finally {
       for (const s of second) await s.close();
     }
+
+    await waitUntil("the host to notice the hang-ups", () => hostConnections(host.socket) === 0);
 
     // A subscriber that sends an oversized line is cut off; the host stays responsive.
     const rude = await subscribe(host.socket, { surfaces: [a.id] });
