@@ -19,7 +19,10 @@ import type { ScreenRules } from "./classify.ts";
 const RULE_LINE = /^\s*─{20,}\s*$/;
 const BOX = /[│╭╮╰╯─]/g;
 
-/** Splits a Claude Code screen into `status`, `composer`, `transcript` and `last_turn`. */
+/**
+ * Splits a Claude Code screen into `status`, `composer`, `input_box` (one
+ * line when the input box is drawn), `transcript` and `last_turn`.
+ */
 export function claudeRegions(lines: string[]): Record<string, string[]> {
   const rules: number[] = [];
   lines.forEach((l, i) => RULE_LINE.test(l) && rules.push(i));
@@ -30,6 +33,7 @@ export function claudeRegions(lines: string[]): Record<string, string[]> {
   return {
     status: lines.slice(last + 1),
     composer: rules.length >= 2 ? lines.slice(top + 1, last) : [],
+    input_box: rules.length >= 2 ? ["input box"] : [],
     transcript,
     last_turn: turnStart >= 0 ? transcript.slice(turnStart) : transcript.slice(-15),
   };
@@ -42,16 +46,23 @@ export function claudeComposer(lines: string[]): string | null {
   return composer.map((l) => l.replace(/^❯ ?/, "").replace(/^ {2}/, "").trimEnd()).join("\n").trim();
 }
 
-/** The question of a permission dialog, with the command or file it is about. */
-function dialogQuestion(lines: string[]): string | null {
+/**
+ * The question of a permission dialog with what it is about, e.g.
+ * `Bash command: touch x — Do you want to proceed?`. The dialog sits below the
+ * last rule: a title (`Bash command`), a description, the command between two
+ * dashed rules (`╌`), the question and numbered options.
+ */
+export function dialogQuestion(lines: string[]): string | null {
   const q = lines.findLastIndex((l) => /Do you want to /.test(l));
   if (q < 0) return null;
   const question = lines[q].replace(BOX, "").trim();
-  const above = lines.slice(Math.max(0, q - 8), q)
-    .map((l) => l.replace(BOX, "").trim())
-    .filter((l) => l && !/^(Bash command|Edit file|Create file|Write)$/i.test(l));
-  const detail = above.slice(-2).join(" · ");
-  return detail ? `${question} (${detail})` : question;
+  const top = lines.slice(0, q).findLastIndex((l) => RULE_LINE.test(l));
+  const body = lines.slice(top + 1, q).map((l) => l.trim()).filter((l) => l && !/^Tip:/.test(l));
+  const title = body.find((l) => !/^╌+$/.test(l)) ?? null;
+  const dashed = body.map((l, i) => (/^╌+$/.test(l) ? i : -1)).filter((i) => i >= 0);
+  const subject = dashed.length >= 2 ? body.slice(dashed[0] + 1, dashed[1]).join(" ") : null;
+  if (title && subject) return `${title}: ${subject} — ${question}`;
+  return title ? `${title} — ${question}` : question;
 }
 
 function lastMatching(re: RegExp) {
@@ -111,6 +122,13 @@ export const CLAUDE_SCREEN: ScreenRules = {
       pattern: /\? for shortcuts|^❯/m,
       region: "status",
       note: "the input box is shown with no busy line: the agent waits for a prompt",
+    },
+    {
+      id: "idle_input",
+      state: "idle",
+      pattern: /input box/,
+      region: "input_box",
+      note: "the input box holds a draft (the shortcuts hint hides then) and no turn runs",
     },
   ],
 };

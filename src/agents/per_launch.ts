@@ -45,7 +45,9 @@ export function launchHooks(
     } catch { /* no settings, or unreadable: add ours */ }
     const hooks: Record<string, unknown> = {};
     for (const event of HOOK_EVENTS) {
-      hooks[event] = [{ hooks: [{ type: "command", command: `${self} ai-hook ${event} ${MARKER}`, timeout: 10 }] }];
+      hooks[event] = [{
+        hooks: [{ type: "command", command: `${self} ai-hook ${event} ${MARKER}`, timeout: 10 }],
+      }];
     }
     const file = `${opts.dir}/claude-hooks-${opts.id}.json`;
     Deno.writeTextFileSync(file, JSON.stringify({ hooks }, null, 2), { mode: 0o600 });

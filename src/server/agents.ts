@@ -76,6 +76,8 @@ interface Agent {
   screen: (ScreenVerdict & { at: number }) | null;
   /** Process detection has seen this agent's process (so its absence means it exited). */
   seenProcess: boolean;
+  /** When paneflow itself delivered an Esc or Ctrl-C to the agent. */
+  interruptAt: number;
   why: string;
 }
 
@@ -204,6 +206,7 @@ export class AgentTracker {
       lastHook: null,
       screen: null,
       seenProcess: false,
+      interruptAt: 0,
       why: "",
     };
     this.#agents.set(id, a);
@@ -345,6 +348,18 @@ export class AgentTracker {
           a.inTurn = false;
           a.activeTool = null;
           why = `screen rule "interrupted": ${screen.note}`;
+        } else if (
+          a.interruptAt > a.hookAt && screen.state !== "thinking" && screen.rule !== "permission_dialog" &&
+          (hook === "thinking" || hook === "waiting_for_input")
+        ) {
+          state = "waiting_for_input";
+          message = screen.message ?? "Interrupted by the Esc or Ctrl-C paneflow delivered";
+          reason = "interrupted";
+          a.inTurn = false;
+          a.activeTool = null;
+          why = `an interrupt key was delivered ${
+            now - a.interruptAt
+          } ms ago and the screen shows no busy line (rule "${screen.rule}")`;
         } else if (screen.state === "thinking" && hook !== "thinking" && hookAge > 200) {
           state = "thinking";
           message = null;
@@ -465,6 +480,17 @@ export class AgentTracker {
         : null,
       why: a ? a.why : s.exit ? "the pane's program has exited" : "no agent process detected in this pane",
     };
+  }
+
+  /**
+   * Notes a keystroke paneflow delivered: Esc or Ctrl-C during a turn is an
+   * interrupt, for which Claude Code fires no hook.
+   */
+  noteKey(id: number, keystroke: string): void {
+    const a = this.#agents.get(id);
+    if (!a || !/^(esc|escape|ctrl-c|ctrl\+c|c-c)$/i.test(keystroke.trim())) return;
+    a.interruptAt = Date.now();
+    this.#scheduleScreen(id);
   }
 
   /** The tracked agent's state, or null. */

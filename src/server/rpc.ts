@@ -239,6 +239,7 @@ const handlers: Handlers = {
     const key = keyBytes(p.keystroke, { applicationCursor: modes.application_cursor });
     if ("error" in key) throw new RpcError(ErrorCode.InvalidParams, `"keystroke": ${key.error}`);
     await ctx.pool.write(s.id, key.bytes);
+    ctx.agents.noteKey(s.id, p.keystroke);
     return { surface_id: s.id, keystroke: p.keystroke };
   },
   "surface.split": async ({ registry }, p) => {
