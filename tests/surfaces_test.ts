@@ -226,6 +226,22 @@ Deno.test("surfaces: every pane gets PANEFLOW_SOCKET_PATH, PANEFLOW_SURFACE_ID, 
       await waitUntil(`pane ${name}'s environment`, async () => (await text(host, i + 1)) === line);
       assert.equal((await readPane(host, name)).trim(), line);
     }
+    // A program in a pane drives its own host through that environment, with no flags.
+    const self = `'${Deno.execPath()}' run -A --quiet --config='${ROOT}deno.json' '${ROOT}main.ts'`;
+    await host.json([
+      "split",
+      "h",
+      "--name",
+      "nested",
+      "-c",
+      `${self} status "$PANEFLOW_SURFACE_ID"; exec sleep 300`,
+    ]);
+    await waitUntil(
+      "the nested CLI to report its own pane",
+      async () => (await text(host, 4)).startsWith("4 (nested) "),
+    );
+    assert.match(await text(host, 4), /^4 \(nested\) idle/);
+
     const bad = await host.cli(["split", "h", "--env", "NOEQUALS", "-c", "true"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /KEY=VALUE/);
