@@ -36,7 +36,11 @@ export type Reply =
   | { kind: "hold"; text?: string; after?: string }
   /** An HTTP error with the API's error body (e.g. 500 api_error, 529 overloaded_error). */
   | { kind: "error"; status: number; type?: string; message?: string }
-  /** HTTP 200, message_start, then an `event: error` in the stream. */
+  /**
+   * HTTP 200, message_start, then an `event: error` in the stream. Claude Code
+   * 2.1.328 then repeats the request without streaming (`repeat: true` in the
+   * log), and that repeat takes the next queued reply.
+   */
   | { kind: "stream_error"; type?: string; message?: string };
 
 /** What one tool_result block in a request held. */
@@ -81,6 +85,12 @@ export interface LoggedRequest {
   answered?: string;
   /** The tool_use id the mock emitted (for a `bash` reply). */
   toolUseId?: string;
+  /**
+   * The same messages as the main request before it: Claude Code asking again
+   * for the same turn (its non-streaming fallback after a stream error, or a
+   * retry when CLAUDE_CODE_MAX_RETRIES allows one). Not counted by `prompts()`.
+   */
+  repeat?: boolean;
 }
 
 /** Options for {@link startMockAnthropic}. */
@@ -98,7 +108,7 @@ export interface MockAnthropic {
   port: number;
   /** Every request received, in order. */
   requests: LoggedRequest[];
-  /** Main-loop requests that carried a new user prompt (not only tool results). */
+  /** Main-loop requests that carried a new user prompt (not only tool results; no repeats). */
   prompts(): LoggedRequest[];
   /** Queues replies for the next main-loop requests. */
   enqueue(...replies: Reply[]): void;
@@ -344,6 +354,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
   const requests: LoggedRequest[] = [];
   const queue: Reply[] = [];
   const followups = new Map<string, string>();
+  let lastMainMessages = "";
   const holds = new Set<() => void>();
   const abort = new AbortController();
   const onError = (e: unknown) => {
@@ -494,6 +505,11 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
     if (req.method === "POST" && url.pathname === "/v1/messages" && isObj) {
       const b = body as Record<string, unknown>;
       entry.kind = isMainLoop(b) ? "main" : "side";
+      if (entry.kind === "main") {
+        const key = JSON.stringify(b.messages);
+        entry.repeat = key === lastMainMessages;
+        lastMainMessages = key;
+      }
       entry.model = String(b.model);
       entry.stream = b.stream === true;
       Object.assign(entry, describeUserTurn(b));
@@ -552,7 +568,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
       url: `http://127.0.0.1:${port}`,
       port,
       requests,
-      prompts: () => requests.filter((r) => r.kind === "main" && r.prompt != null),
+      prompts: () => requests.filter((r) => r.kind === "main" && r.prompt != null && !r.repeat),
       enqueue: (...replies) => void queue.push(...replies),
       pending: () => queue.length,
       release: () => [...holds].forEach((done) => done()),
