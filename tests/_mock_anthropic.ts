@@ -14,6 +14,15 @@
  * brings its tool_result back is answered with the reply's `then` text without
  * touching the queue. Everything received is in {@link MockAnthropic.requests}.
  *
+ * What Claude Code 2.1.328 actually asks of it (with the environment from
+ * tests/_claude.ts): nothing at start-up; one `POST /v1/messages?beta=true`
+ * (`stream: true`, the main loop, with its tools) per prompt and one more per
+ * tool result; after an `event: error` in a stream, the same request again with
+ * `stream: false`. No count_tokens, model listing, title generation or HEAD
+ * request was seen; the mock still answers those (and logs and 404s any other
+ * route) in case another version or setting calls them. Claude Code shows
+ * streamed text one completed line at a time.
+ *
  * @module
  */
 
