@@ -29,9 +29,13 @@ export async function main(argv: string[]): Promise<number> {
   else if (as === "paneflow-ai-hook") argv = ["ai-hook", ...argv];
   if (argv[0] === "--version" || argv[0] === "-V") argv = ["version"];
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h") {
+  if (name === undefined) {
+    console.error(usage());
+    return ExitCode.Usage;
+  }
+  if (name === "--help" || name === "-h") {
     console.log(usage());
-    return name === undefined ? ExitCode.Usage : ExitCode.Ok;
+    return ExitCode.Ok;
   }
   const entry = findVerb(name);
   if (!entry) {

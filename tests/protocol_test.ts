@@ -331,13 +331,10 @@ Deno.test("protocol: a silent connection is closed after the idle read deadline"
   });
 });
 
-// Known bug (src/server/socket.ts has no write deadline): a client that pipelines requests and
-// never reads the answers blocks the host's write forever, so 16 of them hold every slot.
-// Enable once socket.ts bounds writes (e.g. close a connection whose write makes no progress
-// within idle_timeout_secs).
+// A client that pipelines requests and never reads the answers would block the host's write
+// forever; the write deadline (idle_timeout_secs) closes it instead.
 Deno.test({
   name: "protocol: clients that never read their answers cannot hold every slot",
-  ignore: true,
   fn: async () => {
     await withHost({ config: '{"host": {"idle_timeout_secs": 0.5}}' }, async (host) => {
       await host.json(["new", "-c", "seq 1 5000; exec sleep 300"]);

@@ -38,6 +38,24 @@ async function writeAll(conn: Duplex, data: Uint8Array) {
   while (off < data.length) off += await conn.write(data.subarray(off));
 }
 
+/**
+ * Writes one JSON value within `ms`; a peer that does not read its answers
+ * (so the write cannot finish) loses the connection instead of holding a slot.
+ */
+async function writeWithin(conn: Duplex, value: unknown, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const write = writeJson(conn, value);
+  write.catch(() => {});
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("write deadline passed")), ms);
+  });
+  try {
+    await Promise.race([write, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Writes one JSON value as a line. */
 export function writeJson(conn: Duplex, value: unknown): Promise<void> {
   return writeAll(conn, encoder.encode(JSON.stringify(value) + "\n"));
@@ -79,6 +97,7 @@ export async function serveConnection(
   opts: ConnectionOptions,
 ): Promise<void> {
   const reader = new LineReader(conn);
+  const reply = (value: unknown) => writeWithin(conn, value, opts.idleTimeoutMs);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -89,8 +108,7 @@ export async function serveConnection(
       clearTimeout(timer);
       if (line === null || line === "idle") return;
       if (line === "too_long") {
-        await writeJson(
-          conn,
+        await reply(
           errorResponse(
             ErrorCode.InvalidRequest,
             `Invalid request: line exceeds ${MAX_LINE_BYTES} bytes; connection closed`,
@@ -102,7 +120,7 @@ export async function serveConnection(
       try {
         text = decoder.decode(line);
       } catch {
-        await writeJson(conn, errorResponse(ErrorCode.ParseError, "Parse error: request is not valid UTF-8"));
+        await reply(errorResponse(ErrorCode.ParseError, "Parse error: request is not valid UTF-8"));
         continue;
       }
       if (!text.trim()) continue;
@@ -110,12 +128,12 @@ export async function serveConnection(
       try {
         value = JSON.parse(text);
       } catch (e) {
-        await writeJson(conn, errorResponse(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`));
+        await reply(errorResponse(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`));
         continue;
       }
       const req = parseEnvelope(value);
       if ("jsonrpc" in req) {
-        await writeJson(conn, req);
+        await reply(req);
         continue;
       }
       if (req.method === "events.subscribe") {
@@ -123,7 +141,7 @@ export async function serveConnection(
         return;
       }
       const res = await dispatch(ctx, req);
-      if (!req.notification) await writeJson(conn, res);
+      if (!req.notification) await reply(res);
     }
   } catch {
     // The peer went away mid-write; nothing to answer.
