@@ -21,6 +21,7 @@ export const TRUNCATED = "…[truncated]";
 
 const OnFailure = z.enum(["fail_fast", "continue"]);
 
+/** One `[[step]]` table. */
 const Step = z.strictObject({
   id: z.string().min(1),
   needs: z.array(z.string().min(1)).optional(),
@@ -36,11 +37,16 @@ const Step = z.strictObject({
     timeout_secs: z.number().positive().optional(),
   }).optional(),
   capture: z.strictObject({
-    var: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a name of letters, digits and _"),
+    var: z.string().regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      "must be a name of letters, digits and _ that does not start with a digit",
+    ),
     lines: z.number().int().min(1).max(500),
   }).optional(),
   submit: z.boolean().optional(),
 });
+
+type Step = z.infer<typeof Step>;
 
 /** The flow file's schema. */
 export const FlowSpec = z.strictObject({
@@ -137,48 +143,232 @@ function regexProblem(pattern: string): string | null {
   }
 }
 
+const STEP_KEYS = Object.keys(Step.shape);
+const KNOWN_KEYS: Record<string, string[]> = {
+  top: Object.keys(FlowSpec.shape),
+  defaults: ["timeout_secs", "on_failure"],
+  step: STEP_KEYS,
+  pane: Object.keys(PaneSpec.shape),
+  send: ["target", "text", "submit"],
+  ready: ["pattern", "timeout_secs"],
+  capture: ["var", "lines"],
+};
+
+function kindOf(v: unknown): string {
+  if (v === undefined) return "nothing";
+  if (Array.isArray(v)) return "an array";
+  if (v instanceof Date || (typeof v === "object" && v?.constructor?.name === "TomlDate")) return "a date";
+  if (v === null || typeof v === "object") return "a table";
+  if (typeof v === "number") return Number.isInteger(v) ? "an integer" : "a float";
+  if (typeof v === "string") return "a string";
+  if (typeof v === "boolean") return "a boolean";
+  return typeof v;
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v = raw;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+  }
+  return d[a.length][b.length];
+}
+
+function suggest(key: string, known: string[]): string {
+  const close = known.find((k) => k.startsWith(key) || key.startsWith(k)) ??
+    known.map((k) => [k, editDistance(key, k)] as const).filter(([, d]) => d <= 2).sort((x, y) =>
+      x[1] - y[1]
+    )[0]
+      ?.[0];
+  return close ? `; did you mean "${close}"?` : "";
+}
+
+const EXPECTED: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "a boolean (true or false)",
+  array: "an array",
+  object: "a table",
+  record: "a table",
+};
+
+/** Schema problems, in our words. */
 function schemaIssues(raw: unknown): Issue[] {
   const parsed = FlowSpec.safeParse(raw);
   if (parsed.success) return [];
   const out: Issue[] = [];
   for (const issue of parsed.error.issues) {
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-    if (issue.code === "unrecognized_keys") {
-      for (const k of issue.keys) out.push({ path: [...path, k], message: `unknown key "${k}"` });
-    } else if (issue.code === "invalid_type" && path.length === 1 && path[0] === "step") {
-      out.push({ path, message: "is required: add at least one [[step]] table" });
-    } else {
-      out.push({ path, message: issue.message.replace(/^Invalid input: /, "") });
+    const value = valueAt(raw, path);
+    const last = path[path.length - 1];
+    switch (issue.code) {
+      case "unrecognized_keys": {
+        const table = path.length === 0 ? "top" : typeof last === "number" ? "step" : String(last);
+        for (const k of issue.keys) {
+          out.push({
+            path: [...path, k],
+            message: `unknown key "${k}"${suggest(k, KNOWN_KEYS[table] ?? [])}`,
+          });
+        }
+        break;
+      }
+      case "invalid_type":
+        if (value === undefined && path.length === 1 && path[0] === "step") {
+          out.push({ path, message: "is required: add at least one [[step]] table" });
+        } else if (value === undefined) {
+          out.push({ path, message: "is required" });
+        } else if (path[path.length - 2] === "env") {
+          out.push({ path, message: `must be a string, number or boolean, not ${kindOf(value)}` });
+        } else {
+          const want = EXPECTED[issue.expected] ?? issue.expected;
+          out.push({ path, message: `must be ${want}, not ${kindOf(value)}` });
+        }
+        break;
+      case "invalid_union":
+        out.push({
+          path,
+          message: path[path.length - 2] === "foreach"
+            ? `must be a non-empty string or a number, not ${kindOf(value)}${value === "" ? " (empty)" : ""}`
+            : `must be a string, number or boolean, not ${kindOf(value)}`,
+        });
+        break;
+      case "invalid_value":
+        out.push({
+          path,
+          message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, not ${
+            JSON.stringify(value)
+          }`,
+        });
+        break;
+      case "too_small":
+        if (issue.origin === "array") {
+          out.push({
+            path,
+            message: path.length === 1 ? "needs at least one [[step]] table" : "needs at least one item",
+          });
+        } else if (issue.origin === "string") out.push({ path, message: "must not be empty" });
+        else {
+          out.push({
+            path,
+            message: `must be ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}, not ${value}`,
+          });
+        }
+        break;
+      case "too_big":
+        out.push({ path, message: `must be at most ${issue.maximum}, not ${value}` });
+        break;
+      case "invalid_format":
+        out.push({ path, message: `${issue.message}, not ${JSON.stringify(value)}` });
+        break;
+      default:
+        out.push({ path, message: issue.message.replace(/^Invalid input: /, "") });
     }
   }
   return out;
 }
 
-/** Finds a cycle in `edges` (node → needs) and returns its path, or null. */
-export function findCycle(edges: Map<string, string[]>): string[] | null {
-  const state = new Map<string, 1 | 2>();
+/**
+ * Every dependency cycle in `edges` (node → needs), one per strongly connected
+ * group, each as a path that starts and ends at the same node (`a → c → b → a`).
+ * A node that needs itself is not reported here.
+ */
+export function findCycles(edges: Map<string, string[]>): string[][] {
+  // Tarjan's strongly connected components, then one cycle through each group.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
   const stack: string[] = [];
-  const visit = (n: string): string[] | null => {
-    state.set(n, 1);
-    stack.push(n);
-    for (const m of edges.get(n) ?? []) {
-      if (state.get(m) === 1) return [...stack.slice(stack.indexOf(m)), m];
-      if (!state.has(m)) {
-        const c = visit(m);
-        if (c) return c;
-      }
+  const groups: string[][] = [];
+  let next = 0;
+  const connect = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
     }
-    stack.pop();
-    state.set(n, 2);
-    return null;
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1) groups.push(group);
+    }
   };
-  for (const n of edges.keys()) {
-    if (!state.has(n)) {
-      const c = visit(n);
-      if (c) return c;
+  for (const v of edges.keys()) if (!index.has(v)) connect(v);
+  const order = [...edges.keys()];
+  return groups
+    .map((group) => {
+      const members = new Set(group);
+      const start = order.find((n) => members.has(n))!;
+      // Walk from the group's first node (in file order) back to it, inside the group.
+      const path = [start];
+      const seen = new Set([start]);
+      const walk = (n: string): boolean => {
+        for (const m of edges.get(n) ?? []) {
+          if (m === start) return path.push(m), true;
+          if (!members.has(m) || seen.has(m)) continue;
+          seen.add(m);
+          path.push(m);
+          if (walk(m)) return true;
+          path.pop();
+        }
+        return false;
+      };
+      walk(start);
+      return path;
+    })
+    .sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
+}
+
+/**
+ * A step as far as it passed the schema: unknown keys dropped, a field with a
+ * problem dropped and named in `broken`; null when its `id` or `foreach` is bad.
+ */
+function repairStep(
+  raw: unknown,
+  index: number,
+  issues: Issue[],
+): { step: Step | null; broken: Set<string> } {
+  const broken = new Set<string>();
+  const direct = Step.safeParse(raw);
+  if (direct.success) return { step: direct.data, broken };
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { step: null, broken };
+  const copy = structuredClone(raw) as Record<string, unknown>;
+  for (const issue of issues) {
+    if (issue.path[0] !== "step" || issue.path[1] !== index) continue;
+    const rel = issue.path.slice(2);
+    if (!rel.length) continue;
+    if (issue.message.startsWith("unknown key")) {
+      const parent = valueAt(copy, rel.slice(0, -1)) as Record<string | number, unknown> | undefined;
+      if (parent && typeof parent === "object") delete parent[rel[rel.length - 1]];
+    } else {
+      broken.add(String(rel[0]));
+      delete copy[rel[0]];
     }
   }
-  return null;
+  if (broken.has("id") || broken.has("foreach")) return { step: null, broken };
+  const again = Step.safeParse(copy);
+  return { step: again.success ? again.data : null, broken };
 }
 
 /** Options for {@link checkFlow}. */
@@ -190,59 +380,80 @@ export interface FlowCheckOptions {
   env?: { get(key: string): string | undefined };
 }
 
+const TOKEN = /\$\{([^}]*)\}/g;
+const PANE_TEXT_FIELDS = ["cwd", "name", "worktree", "command", "prompt", "setup"] as const;
+
 /** Checks a parsed flow; returns every problem, or the plan. */
 export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue[]; plan: FlowPlan | null } {
   const issues = schemaIssues(raw);
   // Go on with the steps that passed the schema, so every problem shows at once.
   const top = (raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const rawSteps = Array.isArray(top.step) ? top.step : [];
-  const spec = {
-    ...top,
-    step: rawSteps.map((s) => Step.safeParse(s)).map((r) => (r.success ? r.data : null)),
-  } as unknown as FlowSpec;
-  const parsedDefaults = FlowSpec.shape.defaults.safeParse(top.defaults);
-  const defaults = (parsedDefaults.success ? parsedDefaults.data : undefined) ?? {};
-  const steps = spec.step as (FlowSpec["step"][number] | null)[];
+  // A step with a bad field is still checked without it; `broken` keeps checks that
+  // depend on such a field from reporting what is only a consequence.
+  const repaired = rawSteps.map((s, i) => repairStep(s, i, issues));
+  const steps = repaired.map((r) => r.step);
+  const brokenOf = (i: number) => repaired[i]?.broken ?? new Set<string>();
+  // Capture names also of steps or fields that failed the schema (no "never captured" for them).
+  const rawCaptureNames = new Set(
+    rawSteps.map((r) => (r as { capture?: { var?: unknown } } | null)?.capture?.var)
+      .filter((v): v is string => typeof v === "string"),
+  );
+  const rawDefaults = (top.defaults && typeof top.defaults === "object" ? top.defaults : {}) as Record<
+    string,
+    unknown
+  >;
+  // A default that is itself invalid is reported once, above; do not report every ready again.
+  const defaultTimeout = typeof rawDefaults.timeout_secs === "number" ? rawDefaults.timeout_secs : undefined;
+  const onFailure = OnFailure.safeParse(rawDefaults.on_failure);
   const ids = new Map<string, number>();
   const captures: FlowPlan["captures"] = {};
 
-  steps.forEach((s, i) => {
+  // Ids first, so that checks below know every step (also those that failed the schema).
+  rawSteps.forEach((r, i) => {
+    const id = (r as { id?: unknown } | null)?.id;
+    const s = steps[i];
     if (!s) {
-      // Invalid step (reported by the schema): still known by its id, so others can need it.
-      const rid = (rawSteps[i] as { id?: unknown } | null)?.id;
-      if (typeof rid === "string" && !ids.has(rid)) ids.set(rid, i);
+      if (typeof id === "string" && id && !ids.has(id)) ids.set(id, i);
       return;
     }
-    const at = (...k: (string | number)[]) => ["step", i, ...k];
-    if (/[[\]]/.test(s.id)) issues.push({ path: at("id"), message: `"${s.id}" must not contain [ or ]` });
+    if (/[[\]]/.test(s.id)) {
+      issues.push({ path: ["step", i, "id"], message: `"${s.id}" must not contain [ or ]` });
+    }
     if (ids.has(s.id)) {
       issues.push({
-        path: at("id"),
-        message: `duplicate step id "${s.id}" (also step ${ids.get(s.id)! + 1})`,
+        path: ["step", i, "id"],
+        message: `"${s.id}" is already the id of step[${ids.get(s.id)}]`,
       });
     } else ids.set(s.id, i);
+  });
+
+  steps.forEach((s, i) => {
+    if (!s) return;
+    const at = (...k: (string | number)[]) => ["step", i, ...k];
     if (s.pane && s.send) {
       issues.push({
         path: at("send"),
         message: `"pane" and "send" are exclusive; split them into two steps`,
       });
     }
-    if (!s.pane && !s.send) {
+    const broken = brokenOf(i);
+    if (!s.pane && !s.send && !broken.has("pane") && !broken.has("send")) {
       issues.push({ path: at("id"), message: `step "${s.id}" does nothing: give it a "pane" or a "send"` });
     }
-    if (s.capture && !s.ready) {
+    if (s.capture && !s.ready && !broken.has("ready")) {
       issues.push({
         path: at("capture"),
         message: `"capture" needs a "ready" pattern to know when to capture`,
       });
     }
-    if (s.ready && s.ready.timeout_secs === undefined && defaults.timeout_secs === undefined) {
+    if (s.ready && s.ready.timeout_secs === undefined && defaultTimeout === undefined) {
       issues.push({ path: at("ready"), message: `"ready" needs timeout_secs, here or in [defaults]` });
     }
-    if (s.submit && !s.pane) {
+    if (s.submit && !s.pane && !broken.has("pane")) {
       issues.push({
         path: at("submit"),
-        message: `"submit" submits a spawned pane's prompt; this step has no "pane"`,
+        message: `"submit" submits a spawned pane's prompt; this step has no "pane" (use send.submit)`,
       });
     }
     if (s.submit && s.pane && s.pane.prompt === undefined) {
@@ -262,7 +473,12 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
       });
     }
     if (s.capture) {
-      if (captures[s.capture.var]) {
+      if (s.capture.var === "item") {
+        issues.push({
+          path: at("capture", "var"),
+          message: `"item" is taken by \${item} (a foreach step's item); pick another name`,
+        });
+      } else if (captures[s.capture.var]) {
         issues.push({
           path: at("capture", "var"),
           message: `capture "${s.capture.var}" is also defined by step "${captures[s.capture.var].step}"`,
@@ -273,25 +489,41 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
 
   // Dependencies: every need exists; no cycles.
   const edges = new Map<string, string[]>();
-  steps.forEach((s, i) => {
+  rawSteps.forEach((r, i) => {
+    const s = steps[i];
     if (!s) {
-      const r = rawSteps[i] as { id?: unknown; needs?: unknown } | null;
-      if (typeof r?.id === "string" && Array.isArray(r.needs)) {
-        edges.set(r.id, r.needs.filter((n): n is string => typeof n === "string" && ids.has(n)));
+      const raw = r as { id?: unknown; needs?: unknown } | null;
+      if (typeof raw?.id === "string" && ids.get(raw.id) === i && Array.isArray(raw.needs)) {
+        edges.set(raw.id, raw.needs.filter((n): n is string => typeof n === "string" && ids.has(n)));
       }
       return;
     }
+    if (ids.get(s.id) !== i) return; // a duplicate id: reported above
+    if (brokenOf(i).has("needs")) {
+      const rawNeeds = (r as { needs?: unknown }).needs;
+      const known = Array.isArray(rawNeeds)
+        ? rawNeeds.filter((n) => typeof n === "string" && ids.has(n))
+        : [];
+      edges.set(s.id, known.filter((n) => n !== s.id));
+      return;
+    }
+    const seen = new Set<string>();
     (s.needs ?? []).forEach((n, j) => {
       if (!ids.has(n)) issues.push({ path: ["step", i, "needs", j], message: `needs unknown step "${n}"` });
-      if (n === s.id) issues.push({ path: ["step", i, "needs", j], message: `step "${s.id}" needs itself` });
+      else if (n === s.id) {
+        issues.push({ path: ["step", i, "needs", j], message: `step "${s.id}" needs itself` });
+      } else if (seen.has(n)) {
+        issues.push({ path: ["step", i, "needs", j], message: `"${n}" is listed twice` });
+      }
+      seen.add(n);
     });
-    edges.set(s.id, (s.needs ?? []).filter((n) => ids.has(n) && n !== s.id));
+    edges.set(s.id, [...seen].filter((n) => ids.has(n) && n !== s.id));
   });
-  const cycle = findCycle(edges);
-  if (cycle) {
+  const cycles = findCycles(edges);
+  for (const cycle of cycles) {
     issues.push({
       path: ["step", ids.get(cycle[0])!, "needs"],
-      message: `dependency cycle: ${cycle.join(" → ")}`,
+      message: `dependency cycle: ${cycle.join(" → ")} (each needs the next)`,
     });
   }
   const closure = (id: string): Set<string> => {
@@ -299,35 +531,57 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
     const walk = (x: string) => {
       for (const n of edges.get(x) ?? []) if (!out.has(n)) (out.add(n), walk(n));
     };
-    if (!cycle) walk(id);
+    walk(id);
     return out;
   };
 
   // Per instance: substitution, regexes, panes, sends, variables.
   const instances: StepInstance[] = [];
+  const paneNames = new Map<string, string>();
   let panes = 0;
   steps.forEach((s, i) => {
-    if (!s) return;
+    if (!s || ids.get(s.id) !== i) return;
     const at = (...k: (string | number)[]) => ["step", i, ...k];
     const items = s.foreach ? s.foreach.map(String) : [null];
     const before = closure(s.id);
-    for (const item of items) {
-      const sub = (t: string) => withItem(t, item);
-      if (item === null) {
-        for (
-          const [k, v] of [["ready", s.ready?.pattern], ["send", s.send?.target], [
-            "send",
-            s.send?.text,
-          ]] as const
-        ) {
-          if (v && ITEM.test(v)) {
-            issues.push({ path: at(k), message: `\${item} is only substituted in a foreach step` });
+    /** Problems with `${...}` in a text that takes only `${item}` (and captures when `vars`). */
+    const tokens = (text: string | undefined, path: (string | number)[], vars: boolean) => {
+      for (const m of (text ?? "").matchAll(TOKEN)) {
+        const name = m[1].split(".")[0];
+        if (name === "item" && m[1] === "item") {
+          if (!s.foreach) {
+            issues.push({ path, message: `\${item} is only substituted in a foreach step` });
           }
-          ITEM.lastIndex = 0;
+        } else if (!vars && captures[name]) {
+          issues.push({
+            path,
+            message: `${
+              m[0]
+            } is not substituted here; captured variables go into send.text and a submitted pane.prompt`,
+          });
         }
       }
+    };
+    tokens(s.ready?.pattern, at("ready", "pattern"), false);
+    tokens(s.send?.target, at("send", "target"), false);
+    tokens(s.send?.text, at("send", "text"), true);
+    if (s.pane) {
+      for (const k of PANE_TEXT_FIELDS) tokens(s.pane[k], at("pane", k), k === "prompt");
+      for (const [k, v] of Object.entries(s.pane.env ?? {})) {
+        if (typeof v === "string") tokens(v, at("pane", "env", k), false);
+      }
+    }
+    if (s.pane?.name !== undefined && s.foreach && s.foreach.length > 1 && !s.pane.name.includes("${item}")) {
+      issues.push({
+        path: at("pane", "name"),
+        message: `every item would get the pane name "${s.pane.name}"; put \${item} in it`,
+      });
+    }
+    for (const item of items) {
+      // `${item}` outside a foreach step was reported above; keep it out of the pane check.
+      const sub = (t: string) => item === null ? t.replace(ITEM, "item") : withItem(t, item);
       const ready = s.ready
-        ? { pattern: sub(s.ready.pattern), timeout_secs: s.ready.timeout_secs ?? defaults.timeout_secs ?? 0 }
+        ? { pattern: sub(s.ready.pattern), timeout_secs: s.ready.timeout_secs ?? defaultTimeout ?? 0 }
         : null;
       if (ready) {
         const problem = regexProblem(ready.pattern);
@@ -342,14 +596,26 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
       if (s.pane) {
         panes++;
         const p = structuredClone(s.pane);
-        for (const k of ["cwd", "name", "worktree", "command", "prompt", "setup"] as const) {
+        for (const k of PANE_TEXT_FIELDS) {
           if (typeof p[k] === "string") p[k] = sub(p[k] as string);
         }
         if (p.env) {
           for (const [k, v] of Object.entries(p.env)) if (typeof v === "string") p.env[k] = sub(v);
         }
-        // Captures go into a submitted prompt at run time; check the pane without them.
-        const forCheck = { ...p, prompt: p.prompt?.replace(VAR, "") };
+        // Captures are substituted at run time (and reported above where they do not go).
+        // Fields holding a capture were reported above; check the pane without them.
+        const hasVar = (t: string) => varsIn(t).some((v) => captures[v.name] || rawCaptureNames.has(v.name));
+        const forCheck = structuredClone(p);
+        for (const k of PANE_TEXT_FIELDS) {
+          if (k !== "prompt" && typeof forCheck[k] === "string" && hasVar(forCheck[k] as string)) {
+            delete forCheck[k];
+          }
+        }
+        for (const [k, v] of Object.entries(forCheck.env ?? {})) {
+          if (typeof v === "string" && hasVar(v)) delete forCheck.env![k];
+        }
+        // In a prompt every ${name} is a capture (checked below).
+        if (forCheck.prompt !== undefined) forCheck.prompt = forCheck.prompt.replace(VAR, "");
         const checked = checkWorkspace({ panes: [forCheck] }, {
           baseDir: opts.baseDir,
           agents: opts.agents,
@@ -363,15 +629,36 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
           });
         }
         if (checked.workspace) p.cwd = checked.workspace.panes[0].cwd;
+        if (p.name !== undefined) {
+          // (The same name for every item of one step is reported above.)
+          const other = paneNames.get(p.name);
+          if (other === undefined) paneNames.set(p.name, s.id);
+          else if (other !== s.id) {
+            issues.push({
+              path: at("pane", "name"),
+              message: `"${p.name}" is already the pane name of step "${other}"`,
+            });
+          }
+        }
         pane = p;
       }
       let send: StepInstance["send"] = null;
       if (s.send) {
         const target = sub(s.send.target);
         const stepTarget = /^([^[\]]+)(?:\[(.+)\])?$/.exec(target);
-        const targetStep = stepTarget && ids.has(stepTarget[1]) ? steps[ids.get(stepTarget[1])!] : null;
-        // (A target step that failed the schema is reported there.)
-        if (targetStep) {
+        const targetIndex = stepTarget ? ids.get(stepTarget[1]) : undefined;
+        const targetStep = targetIndex === undefined ? null : steps[targetIndex];
+        const forItem = item === null ? "" : ` (for item "${item}")`;
+        if (varsIn(s.send.target).length) {
+          // Reported above: captures are not substituted in a target.
+        } else if (targetIndex === undefined) {
+          issues.push({
+            path: at("send", "target"),
+            message:
+              `"${target}" is not a step of this flow${forItem}; a send targets the pane of a step it needs`,
+          });
+        } else if (targetStep && !(brokenOf(targetIndex).has("pane") && !targetStep.pane)) {
+          // (A target step that failed the schema is reported there.)
           if (!targetStep.pane) {
             issues.push({
               path: at("send", "target"),
@@ -404,31 +691,28 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
       for (const [text, path] of texts) {
         for (const v of varsIn(text)) {
           const c = captures[v.name];
+          const token = `\${${v.name}${v.item !== undefined ? `.${v.item}` : ""}}`;
+          if (!c && rawCaptureNames.has(v.name)) continue; // its step failed the schema
           if (!c) {
             issues.push({
               path,
-              message: `\${${v.name}${
-                v.item ? `.${v.item}` : ""
-              }} is never captured; define capture = { var = "${v.name}", ... } on an earlier step`,
+              message:
+                `${token} is never captured; define capture = { var = "${v.name}", ... } on a step this one needs`,
             });
           } else if (!before.has(c.step)) {
             issues.push({
               path,
-              message: `\${${v.name}} is captured by step "${c.step}", which this step does not need`,
+              message: `${token} is captured by step "${c.step}", which this step does not need`,
             });
           } else if (v.item !== undefined && !c.foreach) {
             issues.push({
               path,
-              message:
-                `\${${v.name}.${v.item}}: "${v.name}" is not captured by a foreach step; write \${${v.name}}`,
+              message: `${token}: "${v.name}" is not captured by a foreach step; write \${${v.name}}`,
             });
           } else if (v.item !== undefined) {
             const fe = steps[ids.get(c.step)!]!.foreach!.map(String);
             if (!fe.includes(v.item)) {
-              issues.push({
-                path,
-                message: `\${${v.name}.${v.item}}: step "${c.step}" has no item "${v.item}"`,
-              });
+              issues.push({ path, message: `${token}: step "${c.step}" has no item "${v.item}"` });
             }
           }
         }
@@ -439,9 +723,9 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
           message: `captured variables are substituted only in a submitted prompt (submit = true)`,
         });
       }
-      const needs = (s.needs ?? []).flatMap((n) => {
+      const needs = [...new Set(s.needs ?? [])].flatMap((n) => {
         const dep = steps[ids.get(n) ?? -1];
-        if (!dep) return [];
+        if (!dep || n === s.id) return [];
         return dep.foreach ? dep.foreach.map((x) => `${n}[${x}]`) : [n];
       });
       instances.push({
@@ -461,7 +745,15 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
   if (panes > PANE_BUDGET) {
     issues.push({ path: ["step"], message: `the flow spawns ${panes} panes; the budget is ${PANE_BUDGET}` });
   }
-  if (issues.length) return { issues, plan: null };
+  if (issues.length) {
+    // A foreach step repeats its problems per item; report each once.
+    const seen = new Set<string>();
+    const unique = issues.filter((x) => {
+      const k = JSON.stringify([x.path, x.message]);
+      return seen.has(k) ? false : (seen.add(k), true);
+    });
+    return { issues: unique, plan: null };
+  }
 
   // Topological order (stable: file order among ready steps).
   const order: StepInstance[] = [];
@@ -479,7 +771,7 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
     plan: {
       name: (top.name as string | undefined) ?? "flow",
       layout: (top.layout as FlowPlan["layout"] | undefined) ?? "even_h",
-      onFailure: defaults.on_failure ?? "fail_fast",
+      onFailure: onFailure.success && onFailure.data ? onFailure.data : "fail_fast",
       steps: order,
       submits: steps.some((s) => s?.submit || s?.send?.submit),
       captures,

@@ -67,7 +67,7 @@ export default defineVerb({
     }
     if (action === "validate") {
       if (opts.json) printJson({ ok: true, flow: plan.name, steps: plan.steps.map((s) => s.key) });
-      else console.log(`${file}: ok (${plan.steps.length} steps)`);
+      else console.log(`${file}: ok (${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"})`);
       return 0;
     }
 
@@ -95,8 +95,15 @@ export default defineVerb({
     if (opts["dry-run"]) {
       existing?.close();
       const { renderPlan } = await import("../flow/report.ts");
-      if (opts.json) printJson({ dry_run: true, flow: plan.name, layout: plan.layout, steps: plan.steps });
-      else console.log(renderPlan(plan, table));
+      if (opts.json) {
+        printJson({
+          dry_run: true,
+          flow: plan.name,
+          layout: plan.layout,
+          on_failure: plan.onFailure,
+          steps: plan.steps,
+        });
+      } else console.log(renderPlan(plan, table));
       return 0;
     }
 
