@@ -48,6 +48,11 @@ export const verbs: VerbEntry[] = [
   { name: "send", summary: "Type text into a pane (gated)", load: () => lazy(import("./send.ts")) },
   { name: "key", summary: "Send one named keystroke (gated)", load: () => lazy(import("./key.ts")) },
   {
+    name: "attach",
+    summary: "Show a pane in this terminal and type into it (Ctrl-] detaches)",
+    load: () => lazy(import("./attach.ts")),
+  },
+  {
     name: "wait",
     summary: "Block until panes match a pattern and/or go idle",
     load: () => lazy(import("./wait.ts")),
