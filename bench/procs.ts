@@ -262,25 +262,28 @@ export class TmuxControl {
     }
   }
 
+  /** The output of the next command this client sent (flags 1; hooks' blocks have 0). */
   async #block(): Promise<string[]> {
     while (true) {
       const line = await this.#line();
       if (!line.startsWith("%begin ")) continue; // a notification
-      const tag = line.split(" ").slice(1, 3).join(" ");
+      const [, time, num, flags] = line.split(" ");
+      const tag = `${time} ${num}`;
       const out: string[] = [];
       while (true) {
         const l = await this.#line();
-        if (l.startsWith(`%end ${tag}`)) return out;
+        if (l.startsWith(`%end ${tag}`)) break;
         if (l.startsWith(`%error ${tag}`)) throw new Error(`tmux: ${out.join(" ")}`);
         out.push(l);
       }
+      if (flags === "1") return out;
     }
   }
 
   /** Waits until the client is attached and answering. */
   async ready(): Promise<void> {
     await this.#writer.write(this.#enc.encode("display-message -p pf-ready\n"));
-    while (!(await this.#block()).includes("pf-ready")) { /* the attach's own block */ }
+    while (!(await this.#block()).includes("pf-ready")) { /* not ours */ }
   }
 
   /** Sends one command; returns its output lines. */

@@ -6,15 +6,26 @@
  * The main thread talks to it with {@link WorkerRequest} messages and gets
  * {@link WorkerReply} and {@link WorkerEvent} messages back.
  *
- * Flow control: the PTY is paused while more than {@link HIGH_WATER} bytes
- * wait in xterm's write queue and resumed below {@link LOW_WATER}, so xterm
- * never discards data and a flood cannot grow memory without bound.
+ * Parsing and flow control: each chunk node-pty reads is parsed at once,
+ * synchronously (xterm's `WriteBuffer.writeSync`), so the PTY is not read
+ * again until the chunk is on the screen: the kernel's PTY buffer is the
+ * only queue, and a flood blocks the writer like a real terminal does.
+ * xterm's own async `write` would parse in 12 ms slices separated by
+ * `setTimeout(0)` hops, which Deno clamps (~25% of a core idle while a
+ * flood waits). Without `writeSync` (another xterm version) the pane falls
+ * back to `write`, with the PTY paused while more than {@link HIGH_WATER}
+ * bytes wait in xterm's queue and resumed below {@link LOW_WATER}.
+ *
+ * Scrollback beyond a small staging area lives in {@link Scrollback} as
+ * compact text rows (see ./scrollback.ts): ~0.1 KB per row instead of
+ * xterm's ~1.3 KB.
  *
  * @module
  */
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
 import type { ReadResult, WorkerEvent, WorkerReply, WorkerRequest } from "./_worker_protocol.ts";
+import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
   changedSince,
@@ -31,6 +42,8 @@ const LOW_WATER = 256 * 1024;
 const CHANGE_FLUSH_MS = 4;
 /** Quiet time before a socket whose process exited is destroyed. */
 const DRAIN_QUIET_MS = 200;
+/** How long after the exit a socket still delivering data is kept open. */
+const DRAIN_MAX_MS = 2000;
 /** Snapshots kept per pane for `read --since`. */
 const SNAPSHOTS_KEPT = 16;
 
@@ -45,9 +58,17 @@ interface Pane {
   exited: boolean;
   deferredDestroy: (() => void) | null;
   drainTimer: ReturnType<typeof setTimeout> | null;
-  /** Rows trimmed off the top of the normal buffer since the start. */
+  /** Rows trimmed off the top of the normal buffer since the start (without `scrollback`). */
   trimmed: number;
   snapshots: Snapshot[];
+  /** The compact scrollback; null when xterm keeps all of it. */
+  scrollback: Scrollback | null;
+  /** Parses a chunk synchronously; null when this xterm has no `writeSync`. */
+  parseNow: ((data: string) => void) | null;
+  /** When the PTY last delivered data (ms, performance.now). */
+  lastDataAt: number;
+  /** When node-pty first tried to destroy the socket after the exit. */
+  destroyAskedAt: number;
 }
 
 /** The worker's global scope (the default lib types `self` as a window). */
@@ -86,7 +107,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   const term = new xterm.Terminal({
     cols: req.cols,
     rows: req.rows,
-    scrollback: req.scrollback,
+    scrollback: stagingRows(req.scrollback),
     allowProposedApi: true,
     // xterm logs every parse error; a pane printing binary would write ~5x its
     // output into the host's log.
@@ -99,6 +120,13 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     cwd: req.cwd,
     env: req.env,
   });
+  const scrollback = Scrollback.attach(term, req.scrollback);
+  if (!scrollback) term.options.scrollback = req.scrollback;
+  // deno-lint-ignore no-explicit-any
+  const writeBuffer = (term as any)._core?._writeBuffer;
+  const parseNow = typeof writeBuffer?.writeSync === "function"
+    ? (data: string) => writeBuffer.writeSync(data)
+    : null;
   const pane: Pane = {
     id: req.id,
     pty: p,
@@ -112,23 +140,39 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     drainTimer: null,
     trimmed: 0,
     snapshots: [],
+    scrollback,
+    parseNow,
+    lastDataAt: 0,
+    destroyAskedAt: 0,
   };
-  // xterm has no public event for rows dropped off the top of the scrollback;
-  // the line list's own onTrim is the only exact count (pinned xterm version).
-  // deno-lint-ignore no-explicit-any
-  (term as any)._core?.buffers?.normal?.lines?.onTrim?.((n: number) => (pane.trimmed += n));
+  if (!scrollback) {
+    // xterm has no public event for rows dropped off the top of the scrollback;
+    // the line list's own onTrim is the only exact count (pinned xterm version).
+    // deno-lint-ignore no-explicit-any
+    (term as any)._core?.buffers?.normal?.lines?.onTrim?.((n: number) => (pane.trimmed += n));
+  }
   panes.set(req.id, pane);
   guardDrainOnExit(pane);
 
   term.onTitleChange((title) => post({ ev: "title", id: pane.id, title }));
   p.onData((data) => {
-    pane.pending += data.length;
     pane.bytesIn += data.length;
+    pane.lastDataAt = performance.now();
+    if (parseNow) {
+      // The PTY is not read again before this returns: that is the flow control.
+      parseNow(data);
+      scrollback?.afterParse();
+      pane.generation++;
+      markDirty(pane);
+      return;
+    }
+    pane.pending += data.length;
     if (!pane.paused && pane.pending > HIGH_WATER) {
       pane.paused = true;
       p.pause();
     }
     term.write(data, () => {
+      scrollback?.afterParse();
       pane.pending -= data.length;
       pane.generation++;
       markDirty(pane);
@@ -145,13 +189,17 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     });
   });
   p.onExit(({ exitCode, signal }) => {
-    // Let xterm finish every queued write before reporting the exit, so a
-    // reader that sees "exited" also sees the final screen.
-    term.write("", () => {
+    const report = () => {
       pane.exited = true;
       flushChanges();
       post({ ev: "exit", id: pane.id, exit_code: exitCode, signal: signal ?? 0 });
-    });
+    };
+    // node-pty reports the exit once the PTY is drained; every chunk it
+    // delivered is parsed already when parsing is synchronous. Otherwise let
+    // xterm finish its queue first, so a reader that sees "exited" also sees
+    // the final screen.
+    if (parseNow) report();
+    else term.write("", report);
   });
   // Answer terminal queries (DA, DSR) the way a terminal would.
   term.onData((data) => {
@@ -162,9 +210,12 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
 
 /**
  * node-pty destroys the PTY socket 200 ms after the child exits unless it
- * reached EOF. While we hold the socket paused for flow control that would
- * throw away output still in the kernel buffer. Defer the destroy until the
- * socket has been flowing and quiet for {@link DRAIN_QUIET_MS}.
+ * reached EOF. While we hold the socket paused for flow control, or while it
+ * is still delivering (a busy worker reads late), that would throw away
+ * output still in the kernel buffer. Defer the destroy until the socket has
+ * been flowing and quiet for {@link DRAIN_QUIET_MS} (a socket that keeps
+ * delivering, e.g. from a background process holding the PTY open, at most
+ * {@link DRAIN_MAX_MS}).
  */
 function guardDrainOnExit(pane: Pane) {
   // deno-lint-ignore no-explicit-any
@@ -172,8 +223,12 @@ function guardDrainOnExit(pane: Pane) {
   if (!socket || typeof socket.destroy !== "function") return;
   const destroy = socket.destroy.bind(socket);
   socket.destroy = (...args: unknown[]) => {
-    if (pane.paused || pane.pending > 0) {
+    const now = performance.now();
+    if (!pane.destroyAskedAt) pane.destroyAskedAt = now;
+    const flowing = now - pane.lastDataAt < DRAIN_QUIET_MS && now - pane.destroyAskedAt < DRAIN_MAX_MS;
+    if (pane.paused || pane.pending > 0 || flowing) {
       pane.deferredDestroy = () => destroy(...args);
+      if (!pane.paused) scheduleDeferredDestroy(pane);
       return socket;
     }
     return destroy(...args);
@@ -184,13 +239,16 @@ function guardDrainOnExit(pane: Pane) {
 function scheduleDeferredDestroy(pane: Pane) {
   if (!pane.deferredDestroy) return;
   if (pane.drainTimer !== null) clearTimeout(pane.drainTimer);
+  // A socket still flowing long after the exit (a background process holding
+  // the PTY) is destroyed anyway, unless we hold it paused.
+  const late = pane.parseNow !== null && performance.now() - pane.destroyAskedAt > DRAIN_MAX_MS;
   pane.drainTimer = setTimeout(() => {
     pane.drainTimer = null;
     if (pane.paused || pane.pending > 0) return scheduleDeferredDestroy(pane);
     const destroy = pane.deferredDestroy;
     pane.deferredDestroy = null;
     destroy?.();
-  }, DRAIN_QUIET_MS);
+  }, late ? 0 : DRAIN_QUIET_MS);
 }
 
 function mustGet(id: number): Pane {
@@ -213,24 +271,27 @@ function afterWrites<T>(pane: Pane, fn: () => T): Promise<T> {
   );
 }
 
-function buffer(pane: Pane): BufferLike {
-  return pane.term.buffer.active;
+/** The active buffer, with the compact scrollback above it. */
+function buffer(pane: Pane): BufferLike & { readonly type?: string } {
+  const active = pane.term.buffer.active;
+  return pane.scrollback ? pane.scrollback.buffer(active) : active;
 }
 
 function trimmedOf(pane: Pane): number {
-  return pane.term.buffer.active.type === "normal" ? pane.trimmed : 0;
+  if (pane.term.buffer.active.type !== "normal") return 0;
+  return pane.scrollback ? pane.scrollback.trimmed : pane.trimmed;
 }
 
 function remember(pane: Pane): void {
   const last = pane.snapshots.at(-1);
   if (last && last.generation === pane.generation) return;
-  const buf = pane.term.buffer.active;
+  const buf = buffer(pane);
   pane.snapshots.push(takeSnapshot(buf, pane.generation, trimmedOf(pane), pane.term.rows));
   if (pane.snapshots.length > SNAPSHOTS_KEPT) pane.snapshots.shift();
 }
 
 function read(pane: Pane, lines: number, offset: number, since?: number): ReadResult {
-  const buf = pane.term.buffer.active;
+  const buf = buffer(pane);
   let result: ReadResult;
   if (since === undefined) {
     result = { ...readLines(buf, lines, offset), generation: pane.generation };
@@ -274,7 +335,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     }
     case "resize": {
       const pane = mustGet(req.id);
-      pane.term.resize(req.cols, req.rows);
+      if (pane.scrollback) pane.scrollback.resize(pane.term, () => pane.term.resize(req.cols, req.rows));
+      else pane.term.resize(req.cols, req.rows);
       if (!pane.exited) pane.pty.resize(req.cols, req.rows);
       return null;
     }

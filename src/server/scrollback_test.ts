@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import xterm from "@xterm/headless";
+import { lineText, RowStore, Scrollback, stagingRows } from "./scrollback.ts";
+import { readLines, searchLines } from "./screen.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+function term(cols: number, rows: number, scrollback: number) {
+  return new xterm.Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: "off" });
+}
+
+/** Parses synchronously, as the pane worker does. */
+function feed(t: xterm.Terminal, data: string, sb?: Scrollback | null) {
+  (t as Any)._core._writeBuffer.writeSync(data);
+  sb?.afterParse();
+}
+
+/** A terminal with the compact scrollback and a plain one to compare with. */
+function pair(cols: number, rows: number, total: number) {
+  const small = term(cols, rows, stagingRows(total));
+  const sb = Scrollback.attach(small, total)!;
+  const ref = term(cols, rows, total);
+  return { small, sb, ref, feed: (d: string) => (feed(small, d, sb), feed(ref, d)) };
+}
+
+function rows(buf: Any): string[] {
+  return readLines(buf, 1_000_000, 0).lines;
+}
+
+Deno.test("lineText reads cells like translateToString(true)", () => {
+  const t = term(40, 5, 0);
+  const samples = [
+    "plain ascii text",
+    "\x1b[1;31mred\x1b[0m and \x1b[38;2;1;2;3mtrue colour\x1b[0m",
+    "wide 漢字テスト and 한국어 mixed",
+    "emoji 😀 and e\u0301 combining",
+    "trailing spaces   ",
+    "########\x1b[8Doverwrite",
+    "",
+    "x".repeat(40),
+  ];
+  feed(t, samples.join("\r\n"));
+  const buf = (t as Any)._core.buffers.normal;
+  for (let y = 0; y < samples.length - 3; y++) {
+    const line = buf.lines.get(y);
+    assert.deepEqual(lineText(line), line.translateToString(true), `row ${y}`);
+  }
+});
+
+Deno.test("RowStore is a ring that reports what fell off", () => {
+  const s = new RowStore(3);
+  assert.deepEqual([s.push("a", false), s.push("b", true), s.push("c", false)], [0, 0, 0]);
+  assert.deepEqual(s.push("d", false), 1);
+  assert.deepEqual([s.text(0), s.text(1), s.text(2), s.wrapped(0)], ["b", "c", "d", true]);
+  assert.deepEqual(s.clear(), 3);
+  assert.deepEqual(new RowStore(0).push("x", false), 1);
+});
+
+Deno.test("compact scrollback reads exactly like xterm's own", () => {
+  const { small, sb, ref, feed } = pair(30, 10, 1000);
+  let refTrimmed = 0;
+  (ref as Any)._core.buffers.normal.lines.onTrim((n: number) => (refTrimmed += n));
+  let text = "";
+  for (let i = 1; i <= 3000; i++) {
+    text += `${i} ${"abc ".repeat(i % 13)}${i % 7 === 0 ? "漢字" : ""}\r\n`;
+    if (i % 100 === 0) text += "a long line that wraps over more than one row of thirty columns\r\n";
+  }
+  feed(text);
+  const got = sb.buffer(small.buffer.active);
+  assert.deepEqual(got.length, ref.buffer.active.length);
+  assert.deepEqual(rows(got), rows(ref.buffer.active));
+  assert.deepEqual(readLines(got, 50, 100), readLines(ref.buffer.active, 50, 100));
+  assert.deepEqual(searchLines(got, "WRAPS over", 5), searchLines(ref.buffer.active, "wraps over", 5));
+  assert.deepEqual(sb.trimmed, refTrimmed);
+});
+
+Deno.test("rows scrolled out of a scroll region at the top are kept", () => {
+  const { small, sb, ref, feed } = pair(20, 6, 300);
+  feed("\x1b[1;5r\x1b[5;1H"); // region rows 1-5, status row 6 stays
+  for (let i = 1; i <= 600; i++) feed(`line ${i}\r\n`);
+  assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active));
+});
+
+Deno.test("ED 3 and RIS erase the compact scrollback too", () => {
+  const { small, sb, ref, feed } = pair(20, 5, 500);
+  for (let i = 1; i <= 400; i++) feed(`line ${i}\r\n`);
+  feed("\x1b[3J");
+  assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active));
+  for (let i = 1; i <= 400; i++) feed(`again ${i}\r\n`);
+  feed("\x1bc");
+  feed("fresh\r\n");
+  assert.deepEqual(rows(sb.buffer(small.buffer.active)), ["fresh"]);
+  for (let i = 1; i <= 300; i++) feed(`after ${i}\r\n`);
+  assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active));
+});
+
+Deno.test("the alternate screen shows alone; ED 3 there keeps the history", () => {
+  const { small, sb, feed } = pair(20, 5, 500);
+  for (let i = 1; i <= 300; i++) feed(`line ${i}\r\n`);
+  feed("\x1b[?1049h\x1b[Hfull screen app\x1b[3J");
+  assert.deepEqual(rows(sb.buffer(small.buffer.active)), ["full screen app"]);
+  feed("\x1b[?1049l");
+  const back = rows(sb.buffer(small.buffer.active));
+  assert.deepEqual(back[0], "line 1");
+  assert.deepEqual(back.at(-1), "line 300");
+});
+
+Deno.test("narrowing a pane keeps every row (the store's rows are not reflowed)", () => {
+  const { small, sb, feed } = pair(40, 10, 2000);
+  for (let i = 1; i <= 1000; i++) feed(`row ${i} ${"x".repeat(25)}\r\n`);
+  sb.resize(small, () => small.resize(15, 10));
+  const text = rows(sb.buffer(small.buffer.active)).join("\n");
+  for (const i of [1, 500, 890, 950, 999, 1000]) {
+    assert.deepEqual(text.includes(`row ${i} `), true, `row ${i} kept`);
+  }
+  assert.deepEqual(small.options.scrollback, stagingRows(2000));
+});
