@@ -6,7 +6,7 @@
  * heartbeats, unsubscribing on disconnect; and `read --since` round trips.
  */
 import assert from "node:assert/strict";
-import { rawExchange, startHost, type TestHost, waitUntil, withHost } from "./_harness.ts";
+import { rawExchange, ROOT, startHost, type TestHost, waitUntil, withHost } from "./_harness.ts";
 import {
   type EventStream,
   type Frame,
@@ -400,7 +400,7 @@ Deno.test("events: disconnecting unsubscribes and frees the connection; an overs
   });
 });
 
-Deno.test("watch: prints the ack then one line per event, filtered, and exits 1 when the host stops", async () => {
+Deno.test("watch: prints the ack then one line per event, filtered; exits 0 when its reader leaves, 1 when the host stops", async () => {
   const host = await startHost({});
   let ok = false;
   const all = spawnCli(["watch"], host.env);
@@ -435,6 +435,31 @@ Deno.test("watch: prints the ack then one line per event, filtered, and exits 1 
     const everything = all.lines.slice(1).map((l) => JSON.parse(l));
     assert.deepEqual(everything.filter((f) => f.type === "workspace_created").length, 2);
     assert.ok(everything.some((f) => f.type === "surface_changed" && f.surface_id === b.id));
+
+    // A reader that goes away (`watch | head -n 1`) ends the watch quietly with 0.
+    const piped = new Deno.Command("bash", {
+      args: [
+        "-c",
+        'set -o pipefail; "$0" run -A --quiet --config="$1" "$2" watch | head -n 1',
+        Deno.execPath(),
+        `${ROOT}deno.json`,
+        `${ROOT}main.ts`,
+      ],
+      env: host.env,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    let pipedDone = false;
+    const pipedOut = piped.output().finally(() => (pipedDone = true));
+    // Keep producing frames until the piped watch has hit the closed pipe and left.
+    await waitUntil("the piped watch to exit", async () => {
+      if (!pipedDone) await send(host, b.id, "more\r");
+      return pipedDone;
+    }, { intervalMs: 50 });
+    const po = await pipedOut;
+    assert.equal(new TextDecoder().decode(po.stdout), '{"type":"subscribed","id":1}\n');
+    assert.equal(new TextDecoder().decode(po.stderr), "");
+    assert.equal(po.code, 0);
 
     await host.call("system.shutdown");
     assert.equal(await all.status, 1);

@@ -39,16 +39,33 @@ export default defineVerb({
       if (first === null) throw new CliFailure("The host closed the connection");
       const ack = JSON.parse(first);
       if (ack.error) throw new RpcError(ack.error.code, ack.error.message, ack.error.data);
-      const out = Deno.stdout;
-      const enc = new TextEncoder();
-      out.writeSync(enc.encode(first + "\n"));
+      if (!emit(first)) return 0;
       while (true) {
         const line = await client.readLine();
         if (line === null) throw new CliFailure("The host went away");
-        out.writeSync(enc.encode(line + "\n"));
+        if (!emit(line)) return 0;
       }
     } finally {
       client.close();
     }
   },
 });
+
+const encoder = new TextEncoder();
+
+/**
+ * Writes one line to stdout at once (no buffering, so a pipe sees each frame
+ * as it comes); false when the reader has gone (`watch | head -1`), which
+ * ends the watch like Ctrl-C does.
+ */
+function emit(line: string): boolean {
+  const bytes = encoder.encode(line + "\n");
+  try {
+    let off = 0;
+    while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.BrokenPipe) return false;
+    throw e;
+  }
+}
