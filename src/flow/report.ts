@@ -97,6 +97,12 @@ function indent(text: string): string {
   return text.split("\n").map((l) => `  ${l}`).join("\n");
 }
 
+/** One line of at most `max` characters: newlines shown as \\n, the rest cut with "…". */
+function oneLine(text: string, max = 100): string {
+  const flat = text.replaceAll("\n", "\\n");
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** The `--dry-run` plan, human-readable. */
 export function renderPlan(plan: FlowPlan, launchers: Record<string, string>): string {
   const out = [
@@ -110,12 +116,12 @@ export function renderPlan(plan: FlowPlan, launchers: Record<string, string>): s
         : s.pane.command ?? "(shell)";
       out.push(`  pane   ${cmd}  in ${s.pane.cwd}${s.pane.worktree ? `  worktree ${s.pane.worktree}` : ""}`);
       if (s.pane.prompt !== undefined) {
-        out.push(`  prompt ${s.submit ? "submit" : "prefill"}: ${s.pane.prompt.slice(0, 100)}`);
+        out.push(`  prompt ${s.submit ? "submit" : "prefill"}: ${oneLine(s.pane.prompt)}`);
       }
     }
     if (s.send) {
       out.push(
-        `  send   to ${s.send.target}${s.send.submit ? " (submit)" : ""}: ${s.send.text.slice(0, 100)}`,
+        `  send   to ${s.send.target}${s.send.submit ? " (submit)" : ""}: ${oneLine(s.send.text)}`,
       );
     }
     if (s.ready) out.push(`  ready  /${s.ready.pattern}/ within ${s.ready.timeout_secs}s`);

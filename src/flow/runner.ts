@@ -9,7 +9,7 @@
  */
 import { Client } from "../client.ts";
 import { RpcError } from "../errors.ts";
-import { matchPanes, type PaneInfo } from "../selector.ts";
+import type { PaneInfo } from "../selector.ts";
 import { type FlowPlan, type StepInstance, substitute } from "../spec/flow.ts";
 
 /** Lines a `ready` pattern scans. */
@@ -28,11 +28,15 @@ export interface StepReport {
   id: string;
   item: string | null;
   status: StepStatus;
+  /** When it started, in ms after the flow started; null when it never did. */
+  started_ms: number | null;
   duration_ms: number | null;
   surface_id: number | null;
   error: string | null;
   /** The ready barrier ran out of time. */
   timeout: boolean;
+  /** Stopped by another step's failure (fail_fast) or by Ctrl-C, not by its own. */
+  cancelled: boolean;
 }
 
 /** What a run gives. */
@@ -63,11 +67,13 @@ class StepFailure extends Error {
   }
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
   });
+}
 
 /** Output changes per pane, from one `events.subscribe` connection. */
 class ChangeFeed {
@@ -110,11 +116,13 @@ class ChangeFeed {
       const done = () => {
         clearTimeout(timer);
         set.delete(done);
+        signal.removeEventListener("abort", done);
         resolve();
       };
       const timer = setTimeout(done, ms);
       set.add(done);
-      signal.addEventListener("abort", done, { once: true });
+      if (signal.aborted) done();
+      else signal.addEventListener("abort", done, { once: true });
     });
   }
 
@@ -143,10 +151,12 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       id: s.id,
       item: s.item,
       status: "SKIPPED",
+      started_ms: null,
       duration_ms: null,
       surface_id: null,
       error: null,
       timeout: false,
+      cancelled: false,
     });
   }
   // One request at a time on the shared connection.
@@ -160,6 +170,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   const state = new Map<string, "pending" | "running" | "done" | "failed" | "skipped">();
   for (const s of plan.steps) state.set(s.key, "pending");
   let failed = false;
+  let firstFailure: string | null = null;
   const running = new Map<string, Promise<void>>();
   const stepAbort = new AbortController();
   opts.signal.addEventListener("abort", () => stepAbort.abort(), { once: true });
@@ -175,6 +186,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   const execute = async (s: StepInstance) => {
     const r = reports.get(s.key)!;
     const t0 = Date.now();
+    r.started_ms = t0 - started;
     state.set(s.key, "running");
     opts.progress.update(r, "started");
     try {
@@ -186,7 +198,13 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       r.status = "FAILED";
       r.error = e instanceof Error ? e.message : String(e);
       r.timeout = e instanceof StepFailure && e.timeout;
-      if (stepAbort.signal.aborted && !r.timeout) r.error = opts.signal.aborted ? "interrupted" : r.error;
+      if (stepAbort.signal.aborted && !r.timeout) {
+        // Stopped from outside: Ctrl-C, or fail_fast after another step failed.
+        r.cancelled = true;
+        r.error = opts.signal.aborted
+          ? "interrupted"
+          : `cancelled: ${firstFailure ?? "a step"} failed (fail_fast)`;
+      } else firstFailure ??= s.key;
       failed = true;
     } finally {
       r.duration_ms = Date.now() - t0;
@@ -196,7 +214,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
 
   const runStep = async (s: StepInstance, r: StepReport) => {
     let surfaceId: number;
-    let sinceGen: number | null = null;
+    let after: { generation: number; lines: number } | null = null;
     if (s.pane) {
       surfaceId = await spawnPane(s);
       panes.set(s.key, surfaceId);
@@ -214,17 +232,16 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       }
     } else {
       const send = s.send!;
-      surfaceId = await resolveTarget(send.target);
+      surfaceId = resolveTarget(send.target);
       r.surface_id = surfaceId;
       if (s.ready) {
         // The barrier looks only at what the pane prints after the send.
-        const snap = await call<{ output_generation: number }>("surface.read", {
+        const snap = await call<{ output_generation: number; total_lines: number }>("surface.read", {
           surface_id: surfaceId,
           lines: 1,
           fenced: false,
-          since: 0,
         });
-        sinceGen = snap.output_generation;
+        after = { generation: snap.output_generation, lines: snap.total_lines };
       }
       const res = await call<{ status?: string; evidence?: string }>("surface.send_text", {
         surface_id: surfaceId,
@@ -234,7 +251,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       if (res.status === "stalled") throw new StepFailure(`text not taken by the agent: ${res.evidence}`);
     }
     if (!s.ready) return;
-    const matched = await barrier(s, surfaceId, sinceGen);
+    const matched = await barrier(s, surfaceId, after);
     if (s.capture) {
       // The captured lines end with the line that matched, so the value does
       // not depend on what the pane printed a moment later.
@@ -256,12 +273,19 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     const pane = structuredClone(s.pane!);
     if (s.submit) delete pane.prompt;
     if (pane.name === undefined) pane.name = await freeName(s.key);
-    const res = await call<{ panes: { surface_id: number }[] }>("workspace.up", {
+    const res = await call<{ panes: { surface_id: number; reused: boolean }[] }>("workspace.up", {
       name: plan.name,
       layout: plan.layout,
       panes: [pane],
     });
-    return res.panes[0].surface_id;
+    const got = res.panes[0];
+    // `up` hands back a live pane of the same name; a flow step needs its own, fresh one.
+    if (got.reused) {
+      throw new StepFailure(
+        `a pane named "${pane.name}" already runs on the host (pane ${got.surface_id}); close it or rename the step's pane`,
+      );
+    }
+    return got.surface_id;
   };
 
   const freeName = async (base: string): Promise<string> => {
@@ -273,19 +297,11 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     for (let i = 2;; i++) if (!taken.has(`${clean}-${i}`)) return `${clean}-${i}`;
   };
 
-  const resolveTarget = async (target: string): Promise<number> => {
+  /** The pane of the step a send targets (validation made it a step this one needs). */
+  const resolveTarget = (target: string): number => {
     const own = panes.get(target);
-    if (own !== undefined) return own;
-    const { surfaces } = await call<{ surfaces: PaneInfo[] }>("surface.list", {});
-    const found = matchPanes(target, surfaces);
-    if (found.length !== 1) {
-      throw new StepFailure(
-        found.length
-          ? `target "${target}" matches ${found.length} panes`
-          : `no pane matches target "${target}"`,
-      );
-    }
-    return found[0].surface_id;
+    if (own === undefined) throw new StepFailure(`step "${target}" has no pane to send to`);
+    return own;
   };
 
   /** Waits until an agent pane is idle, or a plain program has gone quiet. */
@@ -306,15 +322,21 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     throw new StepFailure(`pane ${id} never became ready for its prompt`);
   };
 
+  /**
+   * Waits until a line matches the step's pattern: among the newest lines of the
+   * pane, or (`after`, for a send) among the rows printed or changed since then.
+   */
   const barrier = async (
     s: StepInstance,
     id: number,
-    sinceGen: number | null,
+    after: { generation: number; lines: number } | null,
   ): Promise<{ lines: string[]; index: number }> => {
     const re = new RegExp(s.ready!.pattern, "m");
     const deadline = Date.now() + s.ready!.timeout_secs * 1000;
-    let since = sinceGen;
-    const seen: string[] = [];
+    let since = after?.generation ?? null;
+    // Rows seen since the send, by line number: a row redrawn (a prompt being typed)
+    // keeps one entry with its newest text.
+    const seen = new Map<number, string>();
     while (true) {
       if (stepAbort.signal.aborted) throw new StepFailure(opts.signal.aborted ? "interrupted" : "cancelled");
       let lines: string[];
@@ -326,14 +348,18 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
         });
         lines = read.text.split("\n");
       } else {
-        const read = await call<{ changed: { text: string }[]; output_generation: number; reset: boolean }>(
-          "surface.read",
-          { surface_id: id, lines: SCAN_LINES, fenced: false, since },
-        );
+        const read = await call<{
+          changed: { line: number; text: string }[];
+          output_generation: number;
+          reset: boolean;
+        }>("surface.read", { surface_id: id, lines: SCAN_LINES, fenced: false, since });
         since = read.output_generation;
-        seen.push(...read.changed.map((c) => c.text));
-        if (seen.length > SCAN_LINES) seen.splice(0, seen.length - SCAN_LINES);
-        lines = seen;
+        // A reset (the host no longer knew our generation) sends the whole tail:
+        // keep only rows past those the pane held at the send.
+        for (const c of read.changed) if (!read.reset || c.line > after!.lines) seen.set(c.line, c.text);
+        const order = [...seen.keys()].sort((a, b) => a - b);
+        for (const k of order.splice(0, Math.max(0, order.length - SCAN_LINES))) seen.delete(k);
+        lines = order.map((k) => seen.get(k)!);
       }
       const index = lines.findLastIndex((l) => re.test(l));
       if (index >= 0) return { lines: [...lines], index };
@@ -352,6 +378,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     }
   };
 
+  const interrupted = aborted(opts.signal);
   try {
     while (true) {
       if (opts.signal.aborted) break;
@@ -377,7 +404,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       }
       if (failed && plan.onFailure === "fail_fast") stepAbort.abort();
       if (running.size === 0 && !progressed) break;
-      if (running.size) await Promise.race([...running.values(), sleep(1_000_000, opts.signal)]);
+      if (running.size) await Promise.race([...running.values(), interrupted]);
     }
     await Promise.allSettled(running.values());
     for (const s of plan.steps) {
@@ -402,11 +429,14 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   };
 }
 
-/** The exit code of a run: 0, 4 when only ready timeouts failed, 130 when interrupted, else 1. */
+/**
+ * The exit code of a run: 0; 130 when interrupted; 4 when every step that
+ * failed on its own ran out of time on its ready barrier; else 1.
+ */
 export function exitCodeOf(report: FlowReport): number {
   if (report.cancelled) return 130;
   if (report.ok) return 0;
-  const failed = report.steps.filter((s) => s.status === "FAILED");
+  const failed = report.steps.filter((s) => s.status === "FAILED" && !s.cancelled);
   if (failed.length && failed.every((s) => s.timeout)) return 4;
   return 1;
 }
