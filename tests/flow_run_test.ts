@@ -18,6 +18,7 @@ interface StepReport {
   error: string | null;
   timeout: boolean;
   cancelled: boolean;
+  submitted: string | null;
 }
 
 interface Report {
@@ -159,9 +160,13 @@ send = { target = "collector", text = "FANIN api=\${kicked.api} web=\${kicked.we
       "started_ms",
       "status",
       "step",
+      "submitted",
       "surface_id",
       "timeout",
     ]);
+    assert.equal(steps.build.submitted, null);
+    assert.equal(steps.agent.submitted, "sent");
+    assert.equal(steps["kick[api]"].submitted, "sent");
     assert.equal(report.ok, true);
     assert.equal(report.host, host.socket);
     assert.deepEqual([steps["check[web]"].id, steps["check[web]"].item], ["check", "web"]);

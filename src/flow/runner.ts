@@ -37,6 +37,11 @@ export interface StepReport {
   timeout: boolean;
   /** Stopped by another step's failure (fail_fast) or by Ctrl-C, not by its own. */
   cancelled: boolean;
+  /**
+   * How its submit went (a submitted prompt, or a send with submit): an agent's
+   * submit transaction gives submitted, queued or unknown; a plain program "sent".
+   */
+  submitted: string | null;
 }
 
 /** What a run gives. */
@@ -157,6 +162,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       error: null,
       timeout: false,
       cancelled: false,
+      submitted: null,
     });
   }
   // One request at a time on the shared connection.
@@ -228,7 +234,9 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
           text,
           submit: true,
         });
+        r.submitted = res.status ?? "sent";
         if (res.status === "stalled") throw new StepFailure(`prompt not taken by the agent: ${res.evidence}`);
+        opts.progress.update(r, `prompt ${r.submitted}`);
       }
     } else {
       const send = s.send!;
@@ -248,6 +256,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
         text: substitute(send.text, values),
         submit: send.submit,
       });
+      if (send.submit) r.submitted = res.status ?? "sent";
       if (res.status === "stalled") throw new StepFailure(`text not taken by the agent: ${res.evidence}`);
     }
     if (!s.ready) return;
