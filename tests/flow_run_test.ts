@@ -462,7 +462,7 @@ send = { target = "one", text = "got \${hi}", submit = true }
         "one",
         `  pane   sh -c 'echo HI; exec cat'  in ${host.dir}`,
         "  ready  /^HI/ within 5s",
-        "  capture 1 lines as ${hi}",
+        "  capture 1 line as ${hi}",
         "",
         "two  (after one)",
         "  send   to one (submit): got ${hi}",

@@ -125,7 +125,10 @@ export function renderPlan(plan: FlowPlan, launchers: Record<string, string>): s
       );
     }
     if (s.ready) out.push(`  ready  /${s.ready.pattern}/ within ${s.ready.timeout_secs}s`);
-    if (s.capture) out.push(`  capture ${s.capture.lines} lines as \${${s.capture.var}}`);
+    if (s.capture) {
+      const n = s.capture.lines;
+      out.push(`  capture ${n} line${n === 1 ? "" : "s"} as \${${s.capture.var}}`);
+    }
   }
   return out.join("\n");
 }

@@ -270,7 +270,9 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       else {
         const m = (values.get(s.capture.var) as Map<string, string> | undefined) ?? new Map<string, string>();
         m.set(s.item, value);
-        values.set(s.capture.var, m);
+        // Items in the flow's order, not in the order they finished (for ${var} and the report).
+        const order = plan.steps.filter((x) => x.id === s.id).map((x) => x.item);
+        values.set(s.capture.var, new Map([...m].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))));
       }
       opts.progress.update(r, `captured \${${s.capture.var}} (${value.split("\n").length} lines)`);
     } else {
