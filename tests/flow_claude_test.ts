@@ -20,7 +20,7 @@ Deno.test({
     try {
       const config = JSON.stringify({ agents: { claude: { command: bin } } });
       await withHost({ config }, async (host) => {
-        mock.enqueue({ kind: "text", text: "Mock reply: ticket summarized." });
+        mock.enqueue({ kind: "text", text: "DONE: ticket summarized." });
         const path = `${host.dir}/claude.flow.toml`;
         await Deno.writeTextFile(
           path,
@@ -42,8 +42,9 @@ needs = ["probe"]
 submit = true
 pane = { agent = "claude", cwd = ${JSON.stringify(setup.projectDir)}, env = ${
             tomlTable(setup.env)
-          }, prompt = "Summarize \${ticket} in one line." }
-ready = { pattern = "Mock reply: ticket summarized" }
+          }, prompt = "Summarize \${ticket}, then print DONE: and one sentence." }
+# Claude draws "⏺ " before its text; the prompt line, which also holds "DONE:", must not match.
+ready = { pattern = '^\\W*DONE:' }
 capture = { var = "answer", lines = 1 }
 `,
         );
@@ -59,9 +60,9 @@ capture = { var = "answer", lines = 1 }
         // The mock got the prompt with the capture substituted, once.
         const prompts = mock.prompts();
         assert.equal(prompts.length, 1, JSON.stringify(prompts.map((p) => p.prompt)));
-        assert.equal(prompts[0].prompt, "Summarize TICKET=PF-4242 in one line.");
+        assert.equal(prompts[0].prompt, "Summarize TICKET=PF-4242, then print DONE: and one sentence.");
         assert.equal(prompts[0].answered, "text");
-        assert.match(report.captures.answer, /Mock reply: ticket summarized\./);
+        assert.match(report.captures.answer, /^\W*DONE: ticket summarized\.$/);
         assert.equal(report.captures.ticket, "TICKET=PF-4242");
         assert.equal(mock.pending(), 0);
       });
