@@ -386,7 +386,13 @@ Deno.test("events: disconnecting unsubscribes and frees the connection; an overs
     try {
       const junk = new TextEncoder().encode("x".repeat(1100 * 1024));
       let off = 0;
-      while (off < junk.length) off += await rude.conn.write(junk.subarray(off));
+      try {
+        while (off < junk.length) off += await rude.conn.write(junk.subarray(off));
+      } catch (e) {
+        // The host may hang up before the last byte: that is the point.
+        if (!(e instanceof Deno.errors.BrokenPipe || e instanceof Deno.errors.ConnectionReset)) throw e;
+      }
+      assert.ok(off > 1024 * 1024, `only ${off} bytes went out`);
       await waitUntil("the host to end the rude stream", () => rude.ended, { timeoutMs: 5000 });
     } finally {
       await rude.close();
