@@ -492,7 +492,7 @@ interface SinceResult {
   text: string;
 }
 
-Deno.test("read --since: appended lines, nothing new, a full-screen redraw, cursor moves and an unknown generation", async () => {
+Deno.test("read --since: appended lines, nothing new, a full-screen redraw, cursor moves, an unknown generation, the alternate screen", async () => {
   await withHost({ config: '{"terminal":{"rows":10,"cols":60}}' }, async (host) => {
     // A pane that runs each line it is sent, without echo or prompt.
     const ed = await newPane(host, 'stty -echo; while IFS= read -r l; do eval "$l"; done', {
@@ -550,5 +550,18 @@ Deno.test("read --since: appended lines, nothing new, a full-screen redraw, curs
     assert.equal(r5.reset, true);
     assert.deepEqual(r5.changed, [{ line: 1, text: "DELTA" }]);
     assert.equal(r5.output_generation, g4);
+
+    // Switching to the alternate screen and back: each switch is a reset to that screen's rows.
+    await run("tput smcup; tput cup 0 0; echo ALT-SCREEN");
+    await settle("ALT-SCREEN");
+    const r6 = await since(g4);
+    assert.equal(r6.reset, true);
+    assert.ok(r6.changed.some((c) => c.text === "ALT-SCREEN"), JSON.stringify(r6.changed));
+    assert.ok(!r6.changed.some((c) => c.text === "DELTA"), JSON.stringify(r6.changed));
+    await run("tput rmcup");
+    await settle("DELTA");
+    const r7 = await since(r6.output_generation);
+    assert.equal(r7.reset, true);
+    assert.ok(r7.changed.some((c) => c.text === "DELTA"), JSON.stringify(r7.changed));
   });
 });
