@@ -5,6 +5,7 @@
  * in a clean environment and --keep-host.
  */
 import assert from "node:assert/strict";
+import { paneflowCommand } from "./_claude.ts";
 import { ROOT, type RunResult, type TestHost, waitUntil, withHost } from "./_harness.ts";
 
 interface StepReport {
@@ -645,6 +646,18 @@ Deno.test("flow run: with no host, an embedded one runs the demo in a clean envi
     const closed = await cliIn(env, ["flow", "run", "examples/demo.flow.toml", ...extra]);
     assert.equal(closed.code, 1, explain(closed));
     assert.match(closed.stderr, /write gate is closed/);
+
+    // Panes of the embedded host reach it (the CLI, the agents' hook) through PANEFLOW_SOCKET_PATH.
+    const ping = `${home}/ping.flow.toml`;
+    const command = `${paneflowCommand()} api system.ping >/dev/null && echo PING-OK $PANEFLOW_SURFACE_ID`;
+    await Deno.writeTextFile(
+      ping,
+      `[[step]]\nid = "ping"\npane = { command = ${JSON.stringify(command)} }\n` +
+        `ready = { pattern = "^PING-OK", timeout_secs = 20 }\ncapture = { var = "ping", lines = 1 }\n`,
+    );
+    const pinged = await cliIn(env, ["flow", "run", ping, ...extra]);
+    assert.equal(pinged.code, 0, explain(pinged));
+    assert.match(pinged.stdout, /^ping:\n {2}PING-OK 1$/m);
 
     await Deno.mkdir(`${home}/.config/paneflow`, { recursive: true });
     await Deno.writeTextFile(`${home}/.config/paneflow/config.jsonc`, `{ "ai_unrestricted": true }`);

@@ -179,7 +179,13 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   let firstFailure: string | null = null;
   const running = new Map<string, Promise<void>>();
   const stepAbort = new AbortController();
-  opts.signal.addEventListener("abort", () => stepAbort.abort(), { once: true });
+  opts.signal.addEventListener("abort", () => {
+    stepAbort.abort();
+    // Ctrl-C: calls in flight (a spawn, an agent's submit) fail now instead of
+    // being waited for; what the host does with them, and the panes, stay.
+    client.close();
+    feed.close();
+  }, { once: true });
 
   const skip = (s: StepInstance, why: string) => {
     state.set(s.key, "skipped");

@@ -114,6 +114,9 @@ export default defineVerb({
     else if (opts["keep-host"]) {
       const { startDetached } = await import("./_host.ts");
       await startDetached(path);
+      if (!opts.json) {
+        console.error(`paneflow: no host answered; started one on ${path} that keeps running after the flow`);
+      }
     } else if (opts["no-embedded"]) {
       throw new CliFailure(
         `Instance unreachable: no paneflow host answers on ${path}; start one with: paneflow serve --detach`,
@@ -155,7 +158,11 @@ export default defineVerb({
           console.log(`\n--- ${step}: last lines of its pane ---\n${screen}`);
         }
         if (report.cancelled) {
-          console.error("paneflow: interrupted; panes the flow created were left as they are");
+          console.error(
+            embedded
+              ? "paneflow: interrupted; the embedded host and its panes stop with this process (--keep-host keeps them)"
+              : "paneflow: interrupted; panes the flow created were left as they are",
+          );
         }
       }
       return exitCodeOf(report);
