@@ -128,7 +128,10 @@ export function hookFrame(
       break;
     case "StopFailure":
       params.error_type = str(p.error_type) ?? str(p.error) ?? "unknown_error";
-      params.message = str(p.error_message) ?? str(p.message);
+      // Claude Code 2.1 sends `error` (e.g. "server_error") and the API error text
+      // it shows as `last_assistant_message` ("API Error: 500 Internal server error. ...").
+      params.message = str(p.error_message) ?? str(p.error_details) ?? str(p.message) ??
+        str(p.last_assistant_message);
       break;
   }
   for (const k of Object.keys(params) as (keyof AiFrame)[]) {

@@ -69,8 +69,9 @@ interface Agent {
   lastActivity: number;
   inTurn: boolean;
   hadTurn: boolean;
-  /** State the hooks alone would give, and when it was set. */
+  /** State the hooks alone would give, why, and when it was set. */
   hookState: AgentState | null;
+  hookReason: string;
   hookAt: number;
   lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
   screen: (ScreenVerdict & { at: number }) | null;
@@ -78,6 +79,14 @@ interface Agent {
   seenProcess: boolean;
   /** When paneflow itself delivered an Esc or Ctrl-C to the agent. */
   interruptAt: number;
+  /**
+   * Without hooks: paneflow delivered an Esc or Ctrl-C during a turn, and the
+   * screen has not shown a new turn since. Interrupted before any output,
+   * Claude Code shows no `Interrupted` line (it puts the prompt back into the
+   * input box), so this is what tells an interrupt from a finished turn.
+   */
+  interruptPending: boolean;
+  interrupted: boolean;
   why: string;
 }
 
@@ -202,11 +211,14 @@ export class AgentTracker {
       inTurn: false,
       hadTurn: false,
       hookState: null,
+      hookReason: "",
       hookAt: 0,
       lastHook: null,
       screen: null,
       seenProcess: false,
       interruptAt: 0,
+      interruptPending: false,
+      interrupted: false,
       why: "",
     };
     this.#agents.set(id, a);
@@ -301,6 +313,7 @@ export class AgentTracker {
 
   #hookState(a: Agent, state: AgentState, reason: string) {
     a.hookState = state;
+    a.hookReason = reason;
     a.hookAt = Date.now();
     a.reason = reason;
   }
@@ -324,6 +337,18 @@ export class AgentTracker {
         state = screen.state === "idle" && a.hadTurn ? "finished" : screen.state;
         message = screen.message;
         why = `no hook; screen rule "${screen.rule}": ${screen.note}`;
+        if (screen.state === "thinking") {
+          a.interrupted = false;
+        } else if (a.interruptPending) {
+          a.interruptPending = false;
+          a.interrupted = true;
+        }
+        if (a.interrupted && screen.rule !== "permission_dialog" && screen.rule !== "interrupted") {
+          state = "waiting_for_input";
+          message = "Interrupted by the Esc or Ctrl-C paneflow delivered";
+          why = `no hook; an interrupt key paneflow delivered ended the turn, and the screen shows no new ` +
+            `turn since (rule "${screen.rule}")`;
+        }
       } else {
         state = SCREENS[a.tool] ? a.state : "unknown_running";
         why = SCREENS[a.tool]
@@ -332,6 +357,7 @@ export class AgentTracker {
       }
     } else {
       state = hook;
+      reason = a.hookReason;
       why = `hook ${a.lastHook?.event ?? a.lastHook?.method}`;
       const hookAge = now - a.hookAt;
       const screenNewer = screen && screen.at >= a.hookAt;
@@ -454,11 +480,14 @@ export class AgentTracker {
   /** Why a pane's state is what it is (`paneflow explain`). */
   explain(s: Surface) {
     const a = this.#agents.get(s.id);
-    const fg = s.exit ? null : foreground(s.pid);
+    // The agent's own process (as process detection found it: it may run under
+    // a shell that leads the foreground group), else the foreground process.
+    const agent = s.exit ? null : agentProcess(s.pid, processGroups());
+    const fg = s.exit || agent ? null : foreground(s.pid);
     const now = Date.now();
     return {
       status: this.status(s),
-      process: fg ? { pid: fg.pid, argv: fg.argv, family: detectFamily(fg.argv) } : null,
+      process: agent ?? (fg ? { pid: fg.pid, argv: fg.argv, family: detectFamily(fg.argv) } : null),
       last_hook: a?.lastHook
         ? {
           method: a.lastHook.method,
@@ -490,12 +519,19 @@ export class AgentTracker {
     const a = this.#agents.get(id);
     if (!a || !/^(esc|escape|ctrl-c|ctrl\+c|c-c)$/i.test(keystroke.trim())) return;
     a.interruptAt = Date.now();
+    if (a.state === "thinking" || a.state === "stalled") a.interruptPending = true;
     this.#scheduleScreen(id);
   }
 
   /** The tracked agent's state, or null. */
   stateOf(id: number): AgentState | null {
     return this.#agents.get(id)?.state ?? null;
+  }
+
+  /** Whether the tracked agent reports through hooks. */
+  hookedOf(id: number): boolean {
+    const a = this.#agents.get(id);
+    return !!a && a.hooked && a.hookState !== null;
   }
 
   /** The tracked agent's family, or null. */

@@ -96,8 +96,10 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
       { reason: "dialog_open" },
     );
   }
-  const busy = first?.verdict?.state === "thinking" ||
-    ["thinking", "stalled"].includes(agents.stateOf(id) ?? "");
+  // A hooked agent's Stop hook ends the turn before Claude Code redraws its idle
+  // screen, so its state is trusted over a busy line that is still on screen.
+  const inTurn = ["thinking", "stalled"].includes(agents.stateOf(id) ?? "");
+  const busy = agents.hookedOf(id) ? inTurn : inTurn || first?.verdict?.state === "thinking";
   let hookSeen = false;
   const wanted = squash(text);
   const stop = agents.onPrompt((sid, prompt) => {
@@ -141,8 +143,14 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
       });
       if (hookSeen) return result(busy ? "queued" : "submitted", "UserPromptSubmit hook carried the prompt");
       const screen = await agents.screenNow(id);
-      // No screen rules for this agent: only its hook can tell.
-      if (!screen) continue;
+      if (!screen) {
+        // The agent went away after the Enter (e.g. `/exit`): it took the input.
+        if (agents.toolOf(id) === null) {
+          return result("submitted", "the agent exited after the Enter");
+        }
+        // No screen rules for this agent: only its hook can tell.
+        continue;
+      }
       holds = composerHolds(screen.composer, text);
       if (!holds && screen.composer !== null) {
         if (busy) {
