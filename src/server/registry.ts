@@ -40,6 +40,8 @@ export interface Surface {
   lastOutputAt: number;
   /** Resolves once the pane's program has exited and its output is parsed. */
   exited: Promise<void>;
+  /** `surface_created` has been published; until then output and exit events wait. */
+  announced: boolean;
   markExited: () => void;
 }
 
@@ -185,6 +187,7 @@ export class Registry {
       lastOutputAt: Date.now(),
       exited,
       markExited,
+      announced: false,
     };
     const previous = ws.layout;
     ws.layout = split
@@ -226,6 +229,12 @@ export class Registry {
       name: surface.name,
       cmd: argv.join(" "),
     });
+    surface.announced = true;
+    // Output (or an exit) that came while the spawn finished is published after the creation.
+    if (surface.generation > 0) {
+      this._bus.publish({ type: "surface_changed", surface_id: id, output_generation: surface.generation });
+    }
+    if (surface.exit) this.#publishExit(surface);
     return surface;
   }
 
@@ -350,6 +359,7 @@ export class Registry {
         s.generation = ev.generation;
         s.bytesIn = ev.bytes_in;
         s.lastOutputAt = Date.now();
+        if (!s.announced) break;
         this._bus.publish({
           type: "surface_changed",
           surface_id: s.id,
@@ -363,15 +373,19 @@ export class Registry {
         // Killed by a signal: report it the way a shell's $? does (128 + n), never 0.
         s.exit = { exit_code: ev.signal ? 128 + ev.signal : ev.exit_code, signal: ev.signal };
         s.markExited();
-        this._bus.publish({
-          type: "surface_exited",
-          surface_id: s.id,
-          workspace: this.indexOf(s.workspace),
-          exit_code: s.exit.exit_code,
-          signal: ev.signal,
-        });
+        if (s.announced) this.#publishExit(s);
         break;
     }
+  }
+
+  #publishExit(s: Surface) {
+    this._bus.publish({
+      type: "surface_exited",
+      surface_id: s.id,
+      workspace: this.indexOf(s.workspace),
+      exit_code: s.exit!.exit_code,
+      signal: s.exit!.signal,
+    });
   }
 
   /** The public description of a pane (`surface.list` item). */
