@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { ROOT } from "./_harness.ts";
 
-/** The script the `demo` task runs (deno.json: `deno run -A scripts/demo.ts`). */
+/** The script the `tour` task runs (deno.json: `deno run -A scripts/demo.ts`; `demo` is now a flow). */
 async function demoTaskScript(): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  const task: string = config.tasks.demo;
+  const task: string = config.tasks.tour;
   const m = /^deno run (.*)$/.exec(task);
-  assert.ok(m, `demo task should be a "deno run" command, got: ${task}`);
+  assert.ok(m, `tour task should be a "deno run" command, got: ${task}`);
   return m[1].split(/\s+/);
 }
 
-Deno.test("the demo task tours a private host through the CLI and cleans up", async () => {
+Deno.test("the tour task tours a private host through the CLI and cleans up", async () => {
   const env = Deno.env.toObject();
   // The demo must not touch a host of the user's: it brings its own socket.
   delete env.PANEFLOW_SOCKET_PATH;
