@@ -145,16 +145,25 @@ export async function startHost(dir: string, name: string, config: unknown): Pro
   };
   onCleanup(stop);
   let rpc: Rpc | undefined = undefined;
-  await waitFor(`host ${name} to answer system.ping`, async () => {
-    if (exited) throw new Error(`host exited: ${log}`);
-    const r = await Rpc.connect(socket);
-    try {
-      await r.call("system.ping");
-      return true;
-    } finally {
-      r.close();
+  const deadline = performance.now() + 30_000;
+  while (true) {
+    if (exited) {
+      await drained;
+      throw new Error(`host ${name} exited: ${log.trim()}`);
     }
-  }, { timeoutMs: 30_000, intervalMs: 20 });
+    try {
+      const r = await Rpc.connect(socket);
+      try {
+        await r.call("system.ping");
+        break;
+      } finally {
+        r.close();
+      }
+    } catch (e) {
+      if (performance.now() > deadline) throw new Error(`host ${name} did not answer in 30 s: ${e}; ${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
   rpc = await Rpc.connect(socket);
   return { pid: child.pid, socket, env, rpc, stop };
 }

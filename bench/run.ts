@@ -198,6 +198,30 @@ async function closeWorkspaceOf(rpc: Rpc, id: number) {
   } catch { /* best effort */ }
 }
 
+/** CPU time (ms) of each thread of a process, by "tid:name". */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(`${t.name}:${name}`, (Number(f[11]) + Number(f[12])) * 10);
+    }
+  } catch { /* gone */ }
+  return out;
+}
+
+/** CPU used per thread between two {@link threadCpu} readings, by thread name. */
+function cpuDelta(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of after) {
+    const name = k.slice(k.indexOf(":") + 1);
+    out[name] = (out[name] ?? 0) + v - (before.get(k) ?? 0);
+  }
+  return out;
+}
+
 /** Waits until every tmux pane in `ids` is dead (the pane-died hook signals `pfdied`). */
 async function tmuxWaitDead(t: Tmux, ids: string[]) {
   const want = new Set(ids);
@@ -391,9 +415,9 @@ async function benchLossless(file: Awaited<ReturnType<typeof writeAnsiFile>>) {
     const r = await pool.read(1, 1, 0);
     const ok = modes.bytes_in === file.ptyUnits && r.lines[0] === file.marker;
     row({
-      figure: "0 bytes lost: units PTY -> xterm (bare worker)",
+      figure: "0 bytes lost: UTF-16 units PTY -> xterm (bare pane worker)",
       ours: `${modes.bytes_in}/${file.ptyUnits}`,
-      peer: `${f1(file.bytes / MiB / (ms / 1000))} MiB/s`,
+      peer: "-",
       ratio: "-",
       target: "all",
       pass: ok,
@@ -455,6 +479,8 @@ async function benchFanout(
 
   const ours: number[] = [];
   const tm: number[] = [];
+  const cpuLog: unknown[] = [];
+  details.fanout_host_threads = cpuLog;
   let pings: number[] = [];
   let oursMarkers = 0;
   let tmuxMarkers = 0;
@@ -467,10 +493,16 @@ async function benchFanout(
         ),
       )).map((r) => r.surface_id);
       const pinger = await pingWorker(host.socket);
+      const cpu0 = threadCpu(host.pid);
       const t0 = performance.now();
       await Promise.all(ids.map((id) => host.rpc.call("surface.send_text", { surface_id: id, text: "\n" })));
       await exits.all(ids);
       const ms = performance.now() - t0;
+      const cpu = cpuDelta(cpu0, threadCpu(host.pid));
+      console.error(
+        `  host CPU during fan-out (ms by thread, ${Math.round(ms)} ms wall): ${JSON.stringify(cpu)}`,
+      );
+      cpuLog.push({ wall_ms: Math.round(ms), cpu_ms: cpu });
       const samples = await pinger.stop();
       ours.push(ms);
       if (rep === 0 || ms <= Math.min(...ours)) pings = samples;
