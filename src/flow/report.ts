@@ -40,15 +40,21 @@ export class LiveProgress implements ProgressSink {
     this.#draw();
   }
   update(r: StepReport, note?: string): void {
-    const state = r.duration_ms === null ? `running${note ? ` · ${note}` : ""}` : r.status;
-    const detail = r.duration_ms !== null
-      ? ` ${seconds(r.duration_ms)}${r.error ? ` · ${r.error}` : ""}`
-      : "";
-    this.#rows.set(r.step, `${state}${detail}`);
+    let row: string;
+    if (r.duration_ms !== null) {
+      row = `${r.status} ${seconds(r.duration_ms)}${r.error ? ` · ${r.error}` : ""}`;
+    } else if (r.started_ms === null) row = `${r.status}${r.error ? ` · ${r.error}` : ""}`; // skipped
+    else row = `running${note ? ` · ${note}` : ""}`;
+    this.#rows.set(r.step, row);
     this.#draw();
   }
   #draw() {
-    const cols = Deno.consoleSize?.().columns ?? 100;
+    let cols = 0;
+    try {
+      cols = Deno.consoleSize().columns;
+    } catch { /* not a terminal after all */ }
+    // Some terminals report 0 columns: then do not cut.
+    if (cols < 20) cols = 1000;
     const width = Math.max(...[...this.#rows.keys()].map((k) => k.length));
     let out = this.#drawn ? `\x1b[${this.#drawn}A` : "";
     for (const [k, v] of this.#rows) {
