@@ -18,6 +18,8 @@ const POLL_MS = 500;
 /** An agent pane counts as ready for its prompt once idle; a plain program once quiet this long. */
 const QUIET_MS = 800;
 const AGENT_READY_TIMEOUT_MS = 120_000;
+/** Connections for calls: one for spawns, the rest shared by barriers and sends. */
+const CONNECTIONS = 3;
 
 /** Final status of a step instance. */
 export type StepStatus = "READY" | "FAILED" | "SKIPPED";
@@ -144,7 +146,11 @@ class ChangeFeed {
 /** Runs a validated flow against the host on `opts.socketPath`. */
 export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowReport> {
   const started = Date.now();
-  const client = await Client.connect(opts.socketPath);
+  // A few connections (the host serves 16): a slow call, such as an agent's
+  // submit transaction, does not hold up the other steps' barriers.
+  const clients: Client[] = [];
+  for (let i = 0; i < CONNECTIONS; i++) clients.push(await Client.connect(opts.socketPath));
+  const closeAll = () => clients.forEach((c) => c.close());
   const feed = new ChangeFeed();
   await feed.start(opts.socketPath);
   const values = new Map<string, string | Map<string, string>>();
@@ -165,13 +171,19 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       submitted: null,
     });
   }
-  // One request at a time on the shared connection.
-  let chain: Promise<unknown> = Promise.resolve();
-  const call = <T>(method: string, params: unknown): Promise<T> => {
-    const p = chain.then(() => client.call<T>(method, params));
-    chain = p.catch(() => {});
+  // One request at a time per connection; a call goes to the least busy one.
+  const lanes = clients.map((c) => ({ c, tail: Promise.resolve() as Promise<unknown>, busy: 0 }));
+  const callOn = <T>(lane: (typeof lanes)[number], method: string, params: unknown): Promise<T> => {
+    lane.busy++;
+    const p = lane.tail.then(() => lane.c.call<T>(method, params));
+    lane.tail = p.then(() => lane.busy--, () => lane.busy--);
     return p;
   };
+  const call = <T>(method: string, params: unknown): Promise<T> =>
+    callOn<T>(lanes.slice(1).reduce((a, b) => (b.busy < a.busy ? b : a)), method, params);
+  // Spawns go one at a time on the first connection, so that two steps never race
+  // to create the workspace or pick the same free pane name.
+  let spawning: Promise<unknown> = Promise.resolve();
 
   const state = new Map<string, "pending" | "running" | "done" | "failed" | "skipped">();
   for (const s of plan.steps) state.set(s.key, "pending");
@@ -183,7 +195,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     stepAbort.abort();
     // Ctrl-C: calls in flight (a spawn, an agent's submit) fail now instead of
     // being waited for; what the host does with them, and the panes, stay.
-    client.close();
+    closeAll();
     feed.close();
   }, { once: true });
 
@@ -286,11 +298,17 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     }
   };
 
-  const spawnPane = async (s: StepInstance): Promise<number> => {
+  const spawnPane = (s: StepInstance): Promise<number> => {
+    const p = spawning.then(() => spawnNow(s));
+    spawning = p.catch(() => {});
+    return p;
+  };
+
+  const spawnNow = async (s: StepInstance): Promise<number> => {
     const pane = structuredClone(s.pane!);
     if (s.submit) delete pane.prompt;
     if (pane.name === undefined) pane.name = await freeName(s.key);
-    const res = await call<{ panes: { surface_id: number; reused: boolean }[] }>("workspace.up", {
+    const res = await callOn<{ panes: { surface_id: number; reused: boolean }[] }>(lanes[0], "workspace.up", {
       name: plan.name,
       layout: plan.layout,
       panes: [pane],
@@ -307,7 +325,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
 
   const freeName = async (base: string): Promise<string> => {
     const taken = new Set(
-      (await call<{ surfaces: PaneInfo[] }>("surface.list", {})).surfaces.map((p) => p.name),
+      (await callOn<{ surfaces: PaneInfo[] }>(lanes[0], "surface.list", {})).surfaces.map((p) => p.name),
     );
     const clean = base.replace(/\[(.+)\]$/, "-$1");
     if (!taken.has(clean)) return clean;
@@ -431,7 +449,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     }
   } finally {
     feed.close();
-    client.close();
+    closeAll();
   }
   const captures: FlowReport["captures"] = {};
   for (const [k, v] of values) captures[k] = typeof v === "string" ? v : Object.fromEntries(v);
