@@ -350,7 +350,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
         throw new StepFailure(`pane ${id} exited before its prompt could be submitted`);
       }
       if (st.tool && ["idle", "finished", "waiting_for_input"].includes(st.state)) return;
-      if (!st.tool && st.idle_ms >= QUIET_MS * 3) return;
+      if (!st.tool && st.idle_ms >= QUIET_MS) return;
       await feed.next(id, 200, stepAbort.signal);
     }
     if (stepAbort.signal.aborted) throw new StepFailure("interrupted");
@@ -380,6 +380,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
           surface_id: id,
           lines: SCAN_LINES,
           fenced: false,
+          join_wrapped: true,
         });
         lines = read.text.split("\n");
       } else {

@@ -23,7 +23,7 @@ export type WorkerRequest =
     | { op: "resize"; id: number; cols: number; rows: number }
     | { op: "kill"; id: number; signal: string }
     | { op: "dispose"; id: number }
-    | { op: "read"; id: number; lines: number; offset: number; since?: number }
+    | { op: "read"; id: number; lines: number; offset: number; since?: number; join?: boolean }
     | { op: "search"; id: number; pattern: string; max: number }
     | { op: "modes"; id: number }
   );

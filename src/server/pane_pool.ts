@@ -86,8 +86,8 @@ export class PanePool {
   kill(id: number, signal = "SIGHUP"): Promise<void> {
     return this.#to(id, { op: "kill", id, signal });
   }
-  read(id: number, lines: number, offset: number, since?: number): Promise<ReadResult> {
-    return this.#to(id, { op: "read", id, lines, offset, since });
+  read(id: number, lines: number, offset: number, since?: number, join?: boolean): Promise<ReadResult> {
+    return this.#to(id, { op: "read", id, lines, offset, since, join });
   }
   search(id: number, pattern: string, max: number): Promise<SearchHit[]> {
     return this.#to(id, { op: "search", id, pattern, max });

@@ -30,6 +30,7 @@ import {
   type BufferLike,
   changedSince,
   readLines,
+  readLogicalLines,
   searchLines,
   type Snapshot,
   snapshotModes,
@@ -290,11 +291,12 @@ function remember(pane: Pane): void {
   if (pane.snapshots.length > SNAPSHOTS_KEPT) pane.snapshots.shift();
 }
 
-function read(pane: Pane, lines: number, offset: number, since?: number): ReadResult {
+function read(pane: Pane, lines: number, offset: number, since?: number, join?: boolean): ReadResult {
   const buf = buffer(pane);
   let result: ReadResult;
   if (since === undefined) {
-    result = { ...readLines(buf, lines, offset), generation: pane.generation };
+    const r = join ? readLogicalLines(buf, lines, offset) : readLines(buf, lines, offset);
+    result = { ...r, generation: pane.generation };
   } else {
     const snap = pane.snapshots.find((s) => s.generation === since && s.bufferType === buf.type);
     if (snap) {
@@ -364,7 +366,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     }
     case "read": {
       const pane = mustGet(req.id);
-      return await afterWrites(pane, () => read(pane, req.lines, req.offset, req.since));
+      return await afterWrites(pane, () => read(pane, req.lines, req.offset, req.since, req.join));
     }
     case "search": {
       const pane = mustGet(req.id);

@@ -140,7 +140,7 @@ const handlers: Handlers = {
     if (p.since !== undefined && offset) {
       throw new RpcError(ErrorCode.InvalidParams, `"offset": cannot be combined with "since"`);
     }
-    const r = await ctx.pool.read(s.id, lines, offset, p.since);
+    const r = await ctx.pool.read(s.id, lines, offset, p.since, p.join_wrapped);
     if (r.out_of_range) {
       throw new RpcError(
         ErrorCode.InvalidParams,

@@ -61,6 +61,28 @@ export function readLines(buf: BufferLike, count: number, offset: number) {
   return { lines, total_lines: total, eof: start === 0, out_of_range: outOfRange };
 }
 
+/**
+ * Like {@link readLines}, but over logical lines: a row that soft-wraps is
+ * joined with its continuation rows, so a long line reads (and matches) as one.
+ */
+export function readLogicalLines(buf: BufferLike, count: number, offset: number) {
+  const total = contentRows(buf);
+  const starts: number[] = [];
+  for (let y = 0; y < total; y++) if (y === 0 || !buf.getLine(y)?.isWrapped) starts.push(y);
+  const n = starts.length;
+  const outOfRange = offset > 0 && offset >= n;
+  const end = Math.max(0, n - offset);
+  const start = Math.max(0, end - count);
+  const lines: string[] = [];
+  for (let i = start; i < end; i++) {
+    const last = (starts[i + 1] ?? total) - 1;
+    let text = "";
+    for (let y = starts[i]; y <= last; y++) text += rowText(buf, y, y < last);
+    lines.push(text);
+  }
+  return { lines, total_lines: n, eof: start === 0, out_of_range: outOfRange };
+}
+
 /** Case-insensitive substring search over logical (unwrapped) lines. */
 export function searchLines(buf: BufferLike, pattern: string, max: number) {
   const needle = pattern.toLowerCase();

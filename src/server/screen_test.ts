@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
-import { contentRows, readLines, searchLines, snapshotModes } from "./screen.ts";
+import { contentRows, readLines, readLogicalLines, searchLines, snapshotModes } from "./screen.ts";
 
 /** Runs `fn` on a fresh terminal that `data` has been written to (and parsed). */
 async function withTerm(
@@ -208,5 +208,22 @@ Deno.test("snapshotModes reads bracketed paste, alternate screen, cursor keys an
       application_cursor: true,
       cursor: { x: 4, y: 2 },
     });
+  });
+});
+
+Deno.test("readLogicalLines joins soft-wrapped rows, keeping the spaces at the wrap", async () => {
+  // 20 columns: "aaaa ... " wraps after 20 characters.
+  const long = "0123456789 12345678 wrapped-tail";
+  await withTerm({ cols: 20, rows: 5 }, `first\r\n${long}\r\nlast`, (term) => {
+    const buf = term.buffer.active;
+    assert.deepEqual(readLines(buf, 10, 0).lines, ["first", "0123456789 12345678", "wrapped-tail", "last"]);
+    assert.deepEqual(readLogicalLines(buf, 10, 0), {
+      lines: ["first", long, "last"],
+      total_lines: 3,
+      eof: true,
+      out_of_range: false,
+    });
+    assert.deepEqual(readLogicalLines(buf, 1, 1).lines, [long]);
+    assert.equal(readLogicalLines(buf, 1, 3).out_of_range, true);
   });
 });

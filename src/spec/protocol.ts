@@ -96,6 +96,8 @@ export const methods = {
     fenced: z.boolean().optional(),
     since: z.number().int().min(0).optional()
       .describe("Return only lines added or changed since this output_generation"),
+    join_wrapped: z.boolean().optional()
+      .describe("Count and return logical lines: soft-wrapped rows joined (ignored with since)"),
   }),
   "surface.search": z.strictObject({
     surface_id: SurfaceId,

@@ -21,6 +21,7 @@ export default defineVerb({
       description: "Only lines added or changed since this output_generation (from an earlier --json read)",
     },
     raw: { type: "boolean", description: "Return the text without the untrusted-output fence" },
+    join: { type: "boolean", description: "Logical lines: join rows that soft-wrapped" },
     fenced: { type: "boolean", description: "Fence the text even when ai_injection_fence is off" },
     json: { type: "boolean", description: "Print the whole result object" },
   },
@@ -32,6 +33,7 @@ export default defineVerb({
       if (opts.lines !== undefined) params.lines = opts.lines;
       if (opts.offset !== undefined) params.offset = opts.offset;
       if (opts.since !== undefined) params.since = opts.since;
+      if (opts.join) params.join_wrapped = true;
       if (opts.raw) params.fenced = false;
       else if (opts.fenced) params.fenced = true;
       const result = await client.call<{ text: string }>("surface.read", params);

@@ -127,7 +127,7 @@ export default defineVerb({
         if (regex && w.checkedGeneration !== w.generation) {
           const r = await client.call<{ text: string; total_lines: number; output_generation: number }>(
             "surface.read",
-            { surface_id: id, lines: SCAN_LINES, fenced: false },
+            { surface_id: id, lines: SCAN_LINES, fenced: false, join_wrapped: true },
           );
           readGeneration = r.output_generation;
           w.generation = r.output_generation;
