@@ -11,6 +11,7 @@ import { type Issue, type LocatedIssue, locateIssues, PaneSpec, type WorkspaceSp
 import { checkWorkspace, formatIssue } from "./workspace.ts";
 import { UsageError } from "../errors.ts";
 import { locateKeys, type Locator } from "./toml_locate.ts";
+import { EXPECTED, kindOf, suggest, valueAt } from "./_words.ts";
 
 /** Largest number of panes one flow may spawn. */
 export const PANE_BUDGET = 32;
@@ -152,56 +153,6 @@ const KNOWN_KEYS: Record<string, string[]> = {
   send: ["target", "text", "submit"],
   ready: ["pattern", "timeout_secs"],
   capture: ["var", "lines"],
-};
-
-function kindOf(v: unknown): string {
-  if (v === undefined) return "nothing";
-  if (Array.isArray(v)) return "an array";
-  if (v instanceof Date || (typeof v === "object" && v?.constructor?.name === "TomlDate")) return "a date";
-  if (v === null || typeof v === "object") return "a table";
-  if (typeof v === "number") return Number.isInteger(v) ? "an integer" : "a float";
-  if (typeof v === "string") return "a string";
-  if (typeof v === "boolean") return "a boolean";
-  return typeof v;
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let v = raw;
-  for (const k of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
-}
-
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-  }
-  return d[a.length][b.length];
-}
-
-function suggest(key: string, known: string[]): string {
-  const close = known.find((k) => k.startsWith(key) || key.startsWith(k)) ??
-    known.map((k) => [k, editDistance(key, k)] as const).filter(([, d]) => d <= 2).sort((x, y) =>
-      x[1] - y[1]
-    )[0]
-      ?.[0];
-  return close ? `; did you mean "${close}"?` : "";
-}
-
-const EXPECTED: Record<string, string> = {
-  string: "a string",
-  number: "a number",
-  int: "an integer",
-  boolean: "a boolean (true or false)",
-  array: "an array",
-  object: "a table",
-  record: "a table",
 };
 
 /** Schema problems, in our words. */

@@ -17,6 +17,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { type KeyPath, locateKeys, type Locator } from "./toml_locate.ts";
+import { EXPECTED, kindOf, suggest, valueAt } from "./_words.ts";
 
 /** Layout presets (seed 000). */
 const Layout = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
@@ -143,53 +144,6 @@ export function locateIssues(issues: Issue[], file: string, locate: Locator): Lo
     .sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
-function kindOf(v: unknown): string {
-  if (v === undefined) return "nothing";
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  if (v instanceof Date || (typeof v === "object" && v?.constructor?.name === "TomlDate")) return "a date";
-  if (typeof v === "object") return "a table";
-  if (typeof v === "number") return Number.isInteger(v) ? "an integer" : "a float";
-  if (typeof v === "string") return "a string";
-  if (typeof v === "boolean") return "a boolean";
-  return typeof v;
-}
-
-function at(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let v = raw;
-  for (const k of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
-}
-
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-  }
-  return d[a.length][b.length];
-}
-
-function suggest(key: string, known: string[]): string {
-  const best = known.map((k) => [k, distance(key, k)] as const).sort((x, y) => x[1] - y[1])[0];
-  return best && best[1] <= 2 ? `; did you mean "${best[0]}"?` : "";
-}
-
-const EXPECTED: Record<string, string> = {
-  string: "a string",
-  number: "a number",
-  int: "an integer",
-  boolean: "a boolean (true or false)",
-  array: "an array",
-  object: "a table",
-  record: "a table",
-};
-
 /** Schema problems, in our words. */
 function schemaIssues(raw: unknown): Issue[] {
   const parsed = WorkspaceSpec.safeParse(raw);
@@ -197,7 +151,7 @@ function schemaIssues(raw: unknown): Issue[] {
   const out: Issue[] = [];
   for (const issue of parsed.error.issues) {
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-    const value = at(raw, path);
+    const value = valueAt(raw, path);
     switch (issue.code) {
       case "unrecognized_keys": {
         const known = path.length === 0 ? TOP_KEYS : PANE_KEYS;
