@@ -147,19 +147,29 @@ export async function status(host: TestHost, pane: string): Promise<AgentStatus>
   return s;
 }
 
-/** Polls `status --json` until `pred` holds; the error shows the last status. */
-export function waitStatus(
+/** Polls `status --json` until `pred` holds; the error shows the last status, `explain` and the screen. */
+export async function waitStatus(
   host: TestHost,
   pane: string,
   what: string,
   pred: (s: AgentStatus) => boolean,
   timeoutMs = 10_000,
 ): Promise<AgentStatus> {
-  return waitUntil(`${pane}: ${what}`, async () => {
-    const s = await status(host, pane);
-    if (pred(s)) return s;
-    throw new Error(JSON.stringify(s));
-  }, { timeoutMs, intervalMs: 25 });
+  try {
+    return await waitUntil(`${pane}: ${what}`, async () => {
+      const s = await status(host, pane);
+      if (pred(s)) return s;
+      throw new Error(JSON.stringify(s));
+    }, { timeoutMs, intervalMs: 25 });
+  } catch (e) {
+    const explain = await host.cli(["explain", pane, "--json"]);
+    const text = await host.cli(["read", pane, "--raw"]);
+    throw new Error(
+      `${
+        (e as Error).message
+      }\n--- explain ${pane} ---\n${explain.stdout}--- screen of ${pane} ---\n${text.stdout}`,
+    );
+  }
 }
 
 /** The `send --submit --json` result of a pane with an agent. */

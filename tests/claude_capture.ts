@@ -321,6 +321,54 @@ async function main() {
       (s) => s.includes("Answer to the queued one.") && isIdleComposer(s),
     );
 
+    // A draft typed while a turn runs: the status line loses `esc to interrupt`
+    // (it shows no hints while the input box holds text); the spinner line stays.
+    mock.enqueue({ kind: "hold" });
+    await submit(host, mock, P, "held while a draft is typed");
+    await waitScreen(host, P, "busy", (s) => s.includes(BUSY));
+    await cli(host, "send", P, "a draft typed while busy");
+    await save(
+      "busy_draft",
+      await waitScreen(host, P, "the draft while busy", (s) => /^❯\sa draft typed while busy/m.test(s)),
+    );
+    await cli(host, "key", P, "ctrl-u");
+    await waitScreen(host, P, "the draft cleared", (s) => s.includes(BUSY));
+    mock.release();
+    await waitScreen(host, P, "the held turn to end", isIdleComposer);
+
+    // The same after some output: the spinner line is gone then too.
+    mock.enqueue({ kind: "hold", text: "Partial answer while a draft is typed.\n" });
+    await submit(host, mock, P, "answering while a draft is typed");
+    await waitScreen(
+      host,
+      P,
+      "the partial answer",
+      (s) => s.includes("while a draft is typed.") && s.includes(BUSY),
+    );
+    await cli(host, "send", P, "a draft typed while answering");
+    await save(
+      "busy_output_draft",
+      await waitScreen(
+        host,
+        P,
+        "the draft while answering",
+        (s) => /^❯\sa draft typed while answering/m.test(s),
+      ),
+    );
+    await cli(host, "key", P, "ctrl-u");
+    await waitScreen(host, P, "the draft cleared", (s) => s.includes(BUSY));
+    mock.release();
+    await waitScreen(host, P, "the held turn to end", isIdleComposer);
+
+    // A finished turn with a draft in the input box: the `· done` line is there.
+    await cli(host, "send", P, "a draft after the turn");
+    await save(
+      "finished_draft",
+      await waitScreen(host, P, "the draft after the turn", (s) => /^❯\sa draft after the turn/m.test(s)),
+    );
+    await cli(host, "key", P, "ctrl-u");
+    await waitScreen(host, P, "the draft cleared", isIdleComposer);
+
     // The exit prompt after one ctrl-c at an empty composer, then exit.
     await cli(host, "key", P, "ctrl-c");
     await save(

@@ -94,6 +94,14 @@ export const CLAUDE_SCREEN: ScreenRules = {
       note: "the status line says `esc to interrupt` while a turn runs",
     },
     {
+      id: "busy_spinner",
+      state: "thinking",
+      pattern: /^[✻✽✢✶✳·*] \S[^\n]*…/m,
+      region: "last_turn",
+      note: "the last turn shows the spinner line (`✽ Thinking…`): a turn runs while the input box " +
+        "holds a draft, which hides `esc to interrupt` from the status line",
+    },
+    {
       id: "exit_prompt",
       state: "idle",
       pattern: /Press Ctrl-[CD] again to exit/i,
@@ -122,6 +130,15 @@ export const CLAUDE_SCREEN: ScreenRules = {
       pattern: /\? for shortcuts|^❯/m,
       region: "status",
       note: "the input box is shown with no busy line: the agent waits for a prompt",
+    },
+    {
+      id: "busy_unfinished",
+      state: "thinking",
+      // Output (`● ...`) in the last turn and no `✻ <Verb> for Ns · done` line after it.
+      pattern: /^(?![\s\S]*· done)[\s\S]*?(?:^|\n)● /,
+      region: "last_turn",
+      note: "the input box holds a draft (which hides the status hints) and the last turn has output " +
+        "but no `· done` line yet: the turn still runs",
     },
     {
       id: "idle_input",

@@ -11,6 +11,11 @@ const MATRIX: [file: string, rule: string | null, state: string | null, composer
   ["composer_slash_exit", "idle_input", "idle", "/exit"],
   ["busy", "busy", "thinking", ""],
   ["busy_streaming", "busy", "thinking", ""],
+  // A draft typed during a turn hides `esc to interrupt`; the spinner line says busy.
+  ["busy_draft", "busy_spinner", "thinking", "a draft typed while busy"],
+  // ...and after some output, when no spinner line shows: output without a `· done` line yet.
+  ["busy_output_draft", "busy_unfinished", "thinking", "a draft typed while answering"],
+  ["finished_draft", "idle_input", "idle", "a draft after the turn"],
   ["queued", "busy", "thinking", "Press up to edit queued messages"],
   ["finished", "idle_prompt", "idle", ""],
   ["permission_bash", "permission_dialog", "waiting_for_input", null],

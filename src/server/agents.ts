@@ -74,19 +74,23 @@ interface Agent {
   hookReason: string;
   hookAt: number;
   lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
-  screen: (ScreenVerdict & { at: number }) | null;
+  /** The last screen verdict, when it was made, and the first line of the screen's last turn. */
+  screen: (ScreenVerdict & { at: number; turn: string | null }) | null;
   /** Process detection has seen this agent's process (so its absence means it exited). */
   seenProcess: boolean;
   /** When paneflow itself delivered an Esc or Ctrl-C to the agent. */
   interruptAt: number;
   /**
-   * Without hooks: paneflow delivered an Esc or Ctrl-C during a turn, and the
-   * screen has not shown a new turn since. Interrupted before any output,
-   * Claude Code shows no `Interrupted` line (it puts the prompt back into the
-   * input box), so this is what tells an interrupt from a finished turn.
+   * Without hooks: paneflow delivered an Esc or Ctrl-C during a turn
+   * (`interruptPending`), then the screen stopped showing a busy turn
+   * (`interrupted`, with the first line of the last turn on screen then). It
+   * holds until the screen shows a busy or a different last turn. Interrupted
+   * before any output, Claude Code shows no `Interrupted` line (it puts the
+   * prompt back into the input box), so this is what tells an interrupt from
+   * a finished turn.
    */
   interruptPending: boolean;
-  interrupted: boolean;
+  interrupted: { turn: string | null } | null;
   why: string;
 }
 
@@ -170,7 +174,8 @@ export class AgentTracker {
     const r = await this._pool.read(id, s.rows, 0);
     const verdict = classifyScreen(rules, r.lines.join("\n"));
     if (!this.#agents.has(id)) return;
-    a.screen = verdict ? { ...verdict, at: Date.now() } : null;
+    const turn = rules.regions?.(r.lines).last_turn?.[0] ?? null;
+    a.screen = verdict ? { ...verdict, at: Date.now(), turn } : null;
     this.#fuse(a);
   }
 
@@ -218,7 +223,7 @@ export class AgentTracker {
       seenProcess: false,
       interruptAt: 0,
       interruptPending: false,
-      interrupted: false,
+      interrupted: null,
       why: "",
     };
     this.#agents.set(id, a);
@@ -338,10 +343,13 @@ export class AgentTracker {
         message = screen.message;
         why = `no hook; screen rule "${screen.rule}": ${screen.note}`;
         if (screen.state === "thinking") {
-          a.interrupted = false;
+          a.interrupted = null;
         } else if (a.interruptPending) {
           a.interruptPending = false;
-          a.interrupted = true;
+          a.interrupted = { turn: screen.turn };
+        } else if (a.interrupted && a.interrupted.turn !== screen.turn) {
+          // A turn too short for a busy screen to be seen has run since.
+          a.interrupted = null;
         }
         if (a.interrupted && screen.rule !== "permission_dialog" && screen.rule !== "interrupted") {
           state = "waiting_for_input";
