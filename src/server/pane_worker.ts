@@ -126,7 +126,20 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   // deno-lint-ignore no-explicit-any
   const writeBuffer = (term as any)._core?._writeBuffer;
   const parseNow = typeof writeBuffer?.writeSync === "function"
-    ? (data: string) => writeBuffer.writeSync(data)
+    ? (data: string) => {
+      try {
+        writeBuffer.writeSync(data);
+      } catch {
+        // xterm threw on this chunk: reset the queue writeSync left mid-loop,
+        // or every later chunk would be queued and never parsed.
+        Object.assign(writeBuffer, {
+          _isSyncWriting: false,
+          _writeBuffer: [],
+          _callbacks: [],
+          _syncCalls: 0,
+        });
+      }
+    }
     : null;
   const pane: Pane = {
     id: req.id,
@@ -160,6 +173,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     pane.bytesIn += data.length;
     pane.lastDataAt = performance.now();
     if (parseNow) {
+      if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
       // The PTY is not read again before this returns: that is the flow control.
       parseNow(data);
       scrollback?.afterParse();

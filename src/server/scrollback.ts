@@ -214,7 +214,13 @@ export class Scrollback {
     const lines = this.#core.buffers.normal.lines;
     this.#lines = lines;
     const keepFirst = (n: number) => {
-      for (let i = 0; i < n; i++) this.#keep(lines.get(i));
+      for (let i = 0; i < n; i++) {
+        try {
+          this.#keep(lines.get(i));
+        } catch {
+          this.trimmed++; // never let a capture failure break xterm's scroll
+        }
+      }
     };
     const recycle = lines.recycle.bind(lines);
     const push = lines.push.bind(lines);
