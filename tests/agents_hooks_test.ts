@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { ensureClaude } from "./_claude.ts";
-import { runCli, type TestHost, waitUntil, withHost } from "./_harness.ts";
+import { ROOT, runCli, type TestHost, waitUntil, withHost } from "./_harness.ts";
 import { type CliChild, spawnCli } from "./_stream.ts";
 import {
   approve,
@@ -159,6 +159,65 @@ Deno.test("hooks setup | status | uninstall | --dry-run on Claude Code's setting
     assert.equal(JSON.parse(await read()).hooks.Stop.length, 1);
     assert.equal(await exists(`${file}.bak`), false);
   } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("ai-hook always exits 0, quickly: garbage stdin, no host, a host that never answers, open stdin", async () => {
+  const root = await Deno.makeTempDir({ prefix: "pf-aihook-" });
+  // A socket that accepts connections and never answers.
+  const silent = Deno.listen({ transport: "unix", path: `${root}/silent.sock` });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    try {
+      for await (const c of silent) held.push(c);
+    } catch { /* closed */ }
+  })();
+  try {
+    const base = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: root, PANEFLOW_SURFACE_ID: "1" };
+    const cases: [string, Record<string, string>, string | null][] = [
+      ["garbage stdin, no host", { PANEFLOW_SOCKET_PATH: `${root}/none.sock` }, "}{ not json \x00"],
+      [
+        "a valid Stop, no host",
+        { PANEFLOW_SOCKET_PATH: `${root}/none.sock` },
+        '{"last_assistant_message":"x"}',
+      ],
+      ["a host that never answers", { PANEFLOW_SOCKET_PATH: `${root}/silent.sock` }, "{}"],
+      ["stdin left open", { PANEFLOW_SOCKET_PATH: `${root}/none.sock` }, null],
+      [
+        "no PANEFLOW_SURFACE_ID",
+        { PANEFLOW_SOCKET_PATH: `${root}/none.sock`, PANEFLOW_SURFACE_ID: "" },
+        "{}",
+      ],
+    ];
+    const times: Record<string, number> = {};
+    await Promise.all(cases.map(async ([label, env, stdin]) => {
+      const t0 = performance.now();
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, "ai-hook", "Stop"],
+        env: { ...base, ...env },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const w = child.stdin.getWriter();
+      if (stdin !== null) {
+        await w.write(new TextEncoder().encode(stdin));
+        await w.close();
+      }
+      const out = await child.output();
+      if (stdin === null) await w.close().catch(() => {});
+      times[label] = Math.round(performance.now() - t0);
+      assert.equal(out.code, 0, `${label}: ${new TextDecoder().decode(out.stderr)}`);
+      assert.equal(out.stdout.length, 0, label);
+    }));
+    // Deno's start-up plus at most 400 ms for stdin and 400 ms for the host.
+    for (const [label, ms] of Object.entries(times)) assert.ok(ms < 3000, `${label}: ${ms} ms`);
+    console.log(`ai-hook exit times (ms, 5 in parallel): ${JSON.stringify(times)}`);
+  } finally {
+    silent.close();
+    await accepting;
+    for (const c of held) c.close();
     await Deno.remove(root, { recursive: true });
   }
 });
