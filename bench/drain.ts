@@ -4,9 +4,8 @@
  *
  *   deno run -A bench/drain.ts <file> <cols> <rows>
  *
- * Prints one JSON line: `{units, ms}` (UTF-16 code units received, the
- * same unit the pane worker counts, and the time from spawn to the last
- * byte after exit).
+ * Prints one JSON line: `{bytes, ms}` (bytes received, raw as the pane
+ * worker reads them, and the time from spawn to the last byte after exit).
  *
  * @module
  */
@@ -14,7 +13,7 @@ import pty from "@lydell/node-pty";
 
 const [file, cols = "200", rows = "50"] = Deno.args;
 const t0 = performance.now();
-let units = 0;
+let bytes = 0;
 let last = t0;
 const p = pty.spawn("/bin/sh", ["-c", `cat '${file}'`], {
   name: "xterm-256color",
@@ -22,9 +21,10 @@ const p = pty.spawn("/bin/sh", ["-c", `cat '${file}'`], {
   rows: Number(rows),
   cwd: Deno.cwd(),
   env: Deno.env.toObject(),
+  encoding: null,
 });
-p.onData((d) => {
-  units += d.length;
+(p.onData as unknown as (fn: (d: Uint8Array) => void) => void)((d) => {
+  bytes += d.length;
   last = performance.now();
 });
 // deno-lint-ignore no-explicit-any
@@ -35,5 +35,5 @@ const closed = new Promise<void>((resolve) => {
 });
 await new Promise<void>((resolve) => p.onExit(() => resolve()));
 await closed;
-console.log(JSON.stringify({ units, ms: last - t0 }));
+console.log(JSON.stringify({ bytes, ms: last - t0 }));
 Deno.exit(0);

@@ -6,9 +6,8 @@
  * carriage-return rewrites with erase-to-end, wide CJK/Hangul characters and
  * narrow non-ASCII letters, ending with a unique marker line. Alongside the
  * bytes it computes what a terminal must show for each line, so a reader can
- * check the tail of the scrollback exactly, and how many UTF-16 code units
- * a PTY delivers for it (every "\n" becomes "\r\n" through the line
- * discipline).
+ * check the tail of the scrollback exactly, and how many bytes a PTY
+ * delivers for it (every "\n" becomes "\r\n" through the line discipline).
  *
  * @module
  */
@@ -38,8 +37,8 @@ export interface AnsiFile {
   marker: string;
   /** The rendered text of the last `tailLines` lines, oldest first (trailing blanks trimmed). */
   tail: string[];
-  /** UTF-16 code units a PTY with onlcr delivers for the whole file. */
-  ptyUnits: number;
+  /** Bytes a PTY with onlcr delivers for the whole file (every "\n" becomes "\r\n"). */
+  ptyBytes: number;
 }
 
 /**
@@ -62,7 +61,7 @@ export async function writeAnsiFile(
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const tail: string[] = [];
   let bytes = 0;
-  let units = 0;
+  let newlines = 0;
   let lines = 0;
   let batch: string[] = [];
   let batchUnits = 0;
@@ -78,7 +77,7 @@ export async function writeAnsiFile(
     lines++;
     batch.push(raw);
     batchUnits += raw.length;
-    units += raw.length + 1; // "\n" -> "\r\n"
+    newlines++; // each raw row ends with one "\n"
     tail.push(text.replace(/ +$/, ""));
     if (tail.length >= 2 * tailLines) tail.splice(0, tail.length - tailLines);
   };
@@ -153,7 +152,7 @@ export async function writeAnsiFile(
     const marker = `PANEFLOW-BENCH-END-${tag}-${seed} lines=${lines + 1}`;
     emit(marker + "\n", marker);
     await flush();
-    return { path, bytes, lines, marker, tail: tail.slice(-tailLines), ptyUnits: units };
+    return { path, bytes, lines, marker, tail: tail.slice(-tailLines), ptyBytes: bytes + newlines };
   } finally {
     file.close();
   }

@@ -271,7 +271,7 @@ async function benchIngest(
   const raw: number[] = [];
   const tmuxLoss: { lastLine: number; marker: boolean }[] = [];
   let check: Record<string, unknown> = {};
-  let rawUnitsOk = true;
+  let rawBytesOk = true;
   for (let rep = 0; rep < o.reps; rep++) {
     // ours: workspace.create -> surface_exited (emitted only after xterm parsed
     // every byte) -> one read showing the marker.
@@ -338,8 +338,8 @@ async function benchIngest(
         cwd: ROOT,
       });
       if (r.code !== 0) throw new Error(`drain failed: ${r.stderr}`);
-      const { units, ms } = JSON.parse(r.stdout);
-      if (units !== file.ptyUnits) rawUnitsOk = false;
+      const { bytes, ms } = JSON.parse(r.stdout);
+      if (bytes !== file.ptyBytes) rawBytesOk = false;
       raw.push(ms);
     }
   }
@@ -368,7 +368,7 @@ async function benchIngest(
     ratio: `${f2(oursRate / rawRate)}x`,
     target: "(limit)",
     pass: null,
-    data: { raw_mib_s: rawRate, raw_units_ok: rawUnitsOk },
+    data: { raw_mib_s: rawRate, raw_bytes_ok: rawBytesOk },
   });
   const lost = check.tail_mismatches as number;
   const tmuxLost = tmuxLoss.map((t) => (t.marker ? 0 : file.lines - t.lastLine));
@@ -381,12 +381,12 @@ async function benchIngest(
     pass: lost === 0,
     data: { ...check, tmux_lines_lost_at_exit: tmuxLost },
   });
-  details.ingest = { file: { bytes: file.bytes, lines: file.lines, pty_units: file.ptyUnits }, ...samples };
+  details.ingest = { file: { bytes: file.bytes, lines: file.lines, pty_bytes: file.ptyBytes }, ...samples };
 }
 
 /**
  * Flow control checked at the byte level: the same file through a bare pane
- * worker (no host), counting the UTF-16 units node-pty handed to xterm.
+ * worker (no host), counting the bytes node-pty handed to xterm.
  */
 async function benchLossless(file: Awaited<ReturnType<typeof writeAnsiFile>>) {
   const { PanePool } = await import("../src/server/pane_pool.ts");
@@ -413,17 +413,17 @@ async function benchLossless(file: Awaited<ReturnType<typeof writeAnsiFile>>) {
     const ms = performance.now() - t0;
     const modes = await pool.modes(1);
     const r = await pool.read(1, 1, 0);
-    const ok = modes.bytes_in === file.ptyUnits && r.lines[0] === file.marker;
+    const ok = modes.bytes_in === file.ptyBytes && r.lines[0] === file.marker;
     row({
-      figure: "0 bytes lost: UTF-16 units PTY -> xterm (bare pane worker)",
-      ours: `${modes.bytes_in}/${file.ptyUnits}`,
+      figure: "0 bytes lost: bytes PTY -> xterm (bare pane worker)",
+      ours: `${modes.bytes_in}/${file.ptyBytes}`,
       peer: "-",
       ratio: "-",
       target: "all",
       pass: ok,
       data: {
-        units_in: modes.bytes_in,
-        units_expected: file.ptyUnits,
+        bytes_in: modes.bytes_in,
+        bytes_expected: file.ptyBytes,
         ms,
         marker: r.lines[0] === file.marker,
       },

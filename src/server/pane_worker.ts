@@ -65,7 +65,7 @@ interface Pane {
   /** The compact scrollback; null when xterm keeps all of it. */
   scrollback: Scrollback | null;
   /** Parses a chunk synchronously; null when this xterm has no `writeSync`. */
-  parseNow: ((data: string) => void) | null;
+  parseNow: ((data: Uint8Array) => void) | null;
   /** When the PTY last delivered data (ms, performance.now). */
   lastDataAt: number;
   /** When node-pty first tried to destroy the socket after the exit. */
@@ -120,13 +120,16 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     rows: req.rows,
     cwd: req.cwd,
     env: req.env,
+    // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
+    // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
+    encoding: null,
   });
   const scrollback = Scrollback.attach(term, req.scrollback);
   if (!scrollback) term.options.scrollback = req.scrollback;
   // deno-lint-ignore no-explicit-any
   const writeBuffer = (term as any)._core?._writeBuffer;
   const parseNow = typeof writeBuffer?.writeSync === "function"
-    ? (data: string) => {
+    ? (data: Uint8Array) => {
       try {
         writeBuffer.writeSync(data);
       } catch {
@@ -169,7 +172,8 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   guardDrainOnExit(pane);
 
   term.onTitleChange((title) => post({ ev: "title", id: pane.id, title }));
-  p.onData((data) => {
+  // With `encoding: null` node-pty hands over bytes (its types say string).
+  (p.onData as unknown as (fn: (data: Uint8Array) => void) => void)((data) => {
     pane.bytesIn += data.length;
     pane.lastDataAt = performance.now();
     if (parseNow) {
