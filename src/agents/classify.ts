@@ -36,6 +36,11 @@ export interface ScreenRules {
   version: string;
   /** Splits the screen into named regions (e.g. the last turn, the input box, the status line). */
   regions?: (lines: string[]) => Record<string, string[]>;
+  /**
+   * A digest of what counts as activity on screen (the transcript without
+   * animated spinner lines); a change is progress, for stall detection.
+   */
+  activity?: (lines: string[]) => string;
   /** The text in the agent's input box, or null when none is shown. */
   composer?: (lines: string[]) => string | null;
   rules: ScreenRule[];

@@ -65,6 +65,17 @@ export function dialogQuestion(lines: string[]): string | null {
   return title ? `${title} — ${question}` : question;
 }
 
+const SPINNER_LINE = /^[✻✽✢✶✳·*] \S[^\n]*…/;
+
+/**
+ * What counts as progress on a Claude Code screen: the transcript without
+ * the spinner line, whose glyph, verb and timer animate even while a request
+ * hangs (so a hung turn can become `stalled`).
+ */
+export function claudeActivity(lines: string[]): string {
+  return claudeRegions(lines).transcript.filter((l) => !SPINNER_LINE.test(l.trim())).join("\n");
+}
+
 function lastMatching(re: RegExp) {
   return (lines: string[]) => {
     const line = lines.findLast((l) => re.test(l));
@@ -78,6 +89,7 @@ export const CLAUDE_SCREEN: ScreenRules = {
   version: "2.1.328",
   regions: claudeRegions,
   composer: claudeComposer,
+  activity: claudeActivity,
   rules: [
     {
       id: "permission_dialog",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { classifyScreen } from "./classify.ts";
-import { CLAUDE_SCREEN, claudeComposer } from "./claude_screen.ts";
+import { CLAUDE_SCREEN, claudeActivity, claudeComposer } from "./claude_screen.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/claude/", import.meta.url);
 
@@ -62,4 +62,16 @@ Deno.test("an Interrupted line from an earlier turn does not count once a new tu
   const screen = Deno.readTextFileSync(new URL("busy.txt", FIXTURES));
   const old = screen.replace("❯ ", "❯ older\n  ⎿  Interrupted · What should Claude do instead?\n❯ ");
   assert.equal(classifyScreen(CLAUDE_SCREEN, old)?.rule, "busy");
+});
+
+Deno.test("a spinner redrawing is not activity; new transcript text is", () => {
+  const screen = Deno.readTextFileSync(new URL("busy.txt", FIXTURES)).split("\n");
+  const spin = screen.findIndex((l) => /…/.test(l) && /^[✻✽✢✶✳·*] /.test(l.trim()));
+  assert.ok(spin >= 0, "busy.txt has a spinner line");
+  const redrawn = [...screen];
+  redrawn[spin] = redrawn[spin].replace(/\(\d+s/, "(59s").replace(/^(\s*)\S/, "$1✶");
+  assert.equal(claudeActivity(redrawn), claudeActivity(screen));
+  const more = [...screen];
+  more.splice(spin, 0, "● a new line of the answer");
+  assert.notEqual(claudeActivity(more), claudeActivity(screen));
 });

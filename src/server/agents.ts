@@ -24,6 +24,8 @@ const SIGNAL_EXITS = new Set([129, 130, 137, 143]);
 const SCREEN_DEBOUNCE_MS = 60;
 /** A hook state younger than this is not overruled by an idle-looking screen. */
 const HOOK_GRACE_MS = 1500;
+/** How long a process-detected exit waits for the pane's exit code. */
+const EXIT_GRACE_MS = 400;
 /** Process detection and stall checks run this often. */
 const SCAN_MS = 1000;
 
@@ -78,6 +80,10 @@ interface Agent {
   screen: (ScreenVerdict & { at: number; turn: string | null }) | null;
   /** Process detection has seen this agent's process (so its absence means it exited). */
   seenProcess: boolean;
+  /** What the screen's activity function gave last time. */
+  activityMark: string | null;
+  /** A process-detected exit waiting briefly for the pane's own exit code. */
+  exitTimer: ReturnType<typeof setTimeout> | null;
   /** When paneflow itself delivered an Esc or Ctrl-C to the agent. */
   interruptAt: number;
   /**
@@ -133,8 +139,9 @@ export class AgentTracker {
       case "surface_changed": {
         const a = this.#agents.get(id);
         if (a) {
-          a.lastActivity = Date.now();
-          if (a.state === "stalled") this.#set(a, "thinking", "output resumed");
+          // An agent whose screen paneflow reads is active when its transcript
+          // changes (a spinner redrawing is not activity); others on any output.
+          if (!SCREENS[a.tool]?.activity) this.#active(a);
           this.#scheduleScreen(id);
         }
         break;
@@ -176,7 +183,20 @@ export class AgentTracker {
     if (!this.#agents.has(id)) return;
     const turn = rules.regions?.(r.lines).last_turn?.[0] ?? null;
     a.screen = verdict ? { ...verdict, at: Date.now(), turn } : null;
+    if (rules.activity) {
+      const mark = rules.activity(r.lines);
+      if (mark !== a.activityMark) {
+        a.activityMark = mark;
+        this.#active(a);
+      }
+    }
     this.#fuse(a);
+  }
+
+  /** Something meaningful happened in the pane: not idle, not stalled. */
+  #active(a: Agent) {
+    a.lastActivity = Date.now();
+    if (a.state === "stalled") this.#set(a, "thinking", "activity resumed");
   }
 
   /** Process detection for one pane: a new agent, or one that went away. */
@@ -192,7 +212,9 @@ export class AgentTracker {
       this.#publishState(agent, null);
       this.#scheduleScreen(id);
     } else if (a && !found && (!a.hooked || a.seenProcess)) {
-      this.#exit(a, null);
+      // The agent's process is gone. When it was the pane's own program the
+      // pane's exit (with its code) follows within moments: give it the chance.
+      a.exitTimer ??= setTimeout(() => this.#agents.get(id) === a && this.#exit(a, null), EXIT_GRACE_MS);
     } else if (a && found) {
       a.pid = found.pid;
       a.seenProcess = true;
@@ -222,6 +244,8 @@ export class AgentTracker {
       screen: null,
       seenProcess: false,
       interruptAt: 0,
+      activityMark: null,
+      exitTimer: null,
       interruptPending: false,
       interrupted: null,
       why: "",
@@ -439,6 +463,7 @@ export class AgentTracker {
   }
 
   #exit(a: Agent, exitCode: number | null) {
+    if (a.exitTimer) clearTimeout(a.exitTimer);
     this.#agents.delete(a.surfaceId);
     const s = this._registry.surfaces.get(a.surfaceId);
     const errored = exitCode !== null && exitCode !== 0 && !SIGNAL_EXITS.has(exitCode);
@@ -472,7 +497,8 @@ export class AgentTracker {
       message: a?.message ?? null,
       last_result: a?.lastResult ?? null,
       waiting_ms: a && a.state === "waiting_for_input" ? now - a.stateSince : 0,
-      idle_ms: now - Math.max(s.lastOutputAt, a?.lastActivity ?? 0),
+      // An agent's activity is its hooks and its transcript (not a spinner); a plain pane's is output.
+      idle_ms: now - (a ? a.lastActivity : s.lastOutputAt),
       output_generation: s.generation,
     };
   }

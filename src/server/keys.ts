@@ -38,7 +38,7 @@ const ARROWS: Record<string, string> = { up: "A", down: "B", right: "C", left: "
 
 /** Every key name, for help text and error messages. */
 export const KEY_NAMES =
-  "tab, shift-tab, esc (escape), backspace, delete, insert, up, down, left, right, home, end, pageup, pagedown, space, f1..f12, ctrl-<letter>, alt-<key>";
+  "tab, shift-tab, esc (escape), backspace, delete, insert, up, down, left, right, home, end, pageup, pagedown, space, f1..f12, ctrl-<letter>, alt-<key>, or one printable character (e.g. 1 to pick a dialog option)";
 
 /** Options that change what a key sends. */
 export interface KeyOptions {
@@ -51,6 +51,8 @@ export interface KeyOptions {
  * `ctrl+c` and `C-c` are accepted as `ctrl-c`.
  */
 export function keyBytes(name: string, opts: KeyOptions = {}): { bytes: string } | { error: string } {
+  // One printable character is typed as itself (case kept): `key <pane> 1` answers a dialog.
+  if ([...name].length === 1 && /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(name)) return { bytes: name };
   const key = name.trim().toLowerCase().replace(/^(ctrl|alt|c|m|shift)\+/, "$1-")
     .replace(/^c-/, "ctrl-").replace(/^m-/, "alt-");
   const bytes = lookup(key, opts);

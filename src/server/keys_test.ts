@@ -154,3 +154,13 @@ Deno.test("keyBytes: no accepted key contains CR or LF", () => {
     }
   }
 });
+
+Deno.test("keyBytes types one printable character as itself", () => {
+  assert.deepEqual(keyBytes("1"), { bytes: "1" });
+  assert.deepEqual(keyBytes("Y"), { bytes: "Y" });
+  assert.deepEqual(keyBytes("/"), { bytes: "/" });
+  assert.deepEqual(keyBytes("é"), { bytes: "é" });
+  assert.ok("error" in keyBytes("\r"));
+  assert.ok("error" in keyBytes("\n"));
+  assert.ok("error" in keyBytes("\x07"));
+});

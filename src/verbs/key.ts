@@ -9,7 +9,8 @@ export default defineVerb({
   usage: "paneflow key <target> <keystroke>",
   details: [
     "Keys: tab, shift-tab, esc (escape), backspace, delete, insert, up, down, left, right,",
-    "home, end, pageup, pagedown, space, f1..f12, ctrl-<letter>, alt-<key>. Enter, ctrl-m,",
+    "home, end, pageup, pagedown, space, f1..f12, ctrl-<letter>, alt-<key>, or one printable",
+    "character typed as itself (`key agent 1` picks a dialog's first option). Enter, ctrl-m,",
     "ctrl-j and anything else that submits are refused. Needs PANEFLOW_IPC_SCRIPTING=1.",
   ].join("\n"),
   options: { json: { type: "boolean", description: "Print the result object" } },

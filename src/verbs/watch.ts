@@ -10,8 +10,9 @@ export default defineVerb({
   details: [
     'The first line is the ack {"type":"subscribed","id":1}. Types: ai.session_start,',
     "ai.prompt_submit, ai.tool_use, ai.notification, ai.stop, ai.exit, ai.session_end,",
-    "surface_changed, surface_created, surface_exited, surface_closed, workspace_created,",
-    "workspace_closed; heartbeat and dropped frames always pass. Exits 1 when the host goes away.",
+    "agent_state (every agent state change), surface_changed, surface_created, surface_renamed,",
+    "surface_exited, surface_closed, workspace_created, workspace_closed; heartbeat and dropped",
+    "frames always pass. Exits 1 when the host goes away.",
   ].join("\n"),
   options: {
     surface: { type: "string", multiple: true, value: "<sel>", description: "Only events of these panes" },
