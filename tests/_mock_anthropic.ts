@@ -35,6 +35,8 @@ export type Reply =
    * when the tool_result comes back the follow-up request gets `then`.
    */
   | { kind: "bash"; command: string; description?: string; text?: string; then: string }
+  /** Any tool_use (e.g. an MCP tool `mcp__paneflow__read_pane`); the follow-up request gets `then`. */
+  | { kind: "tool"; name: string; input: Record<string, unknown>; text?: string; then: string }
   /** Text streamed evenly over `seconds`. */
   | { kind: "slow"; text: string; seconds: number }
   /**
@@ -397,20 +399,24 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
             onError,
           )
           : jsonResponse(model, [{ type: "text", text: reply.text }], "end_turn");
-      case "bash": {
+      case "bash":
+      case "tool": {
         const id = randomId("toolu");
         followups.set(id, reply.then);
-        const input = { command: reply.command, description: reply.description ?? "Run a shell command" };
+        const name = reply.kind === "bash" ? "Bash" : reply.name;
+        const input = reply.kind === "bash"
+          ? { command: reply.command, description: reply.description ?? "Run a shell command" }
+          : reply.input;
         entry.toolUseId = id;
         return stream
           ? streamResponse(model, (w) => {
             if (reply.text) w.text(reply.text);
-            w.toolUse(id, "Bash", input);
+            w.toolUse(id, name, input);
             return Promise.resolve("tool_use");
           }, onError)
           : jsonResponse(model, [
             ...(reply.text ? [{ type: "text", text: reply.text }] : []),
-            { type: "tool_use", id, name: "Bash", input },
+            { type: "tool_use", id, name, input },
           ], "tool_use");
       }
       case "slow": {
