@@ -799,7 +799,7 @@ async function benchMemory(o: ReturnType<typeof parseOpts>, dir: string) {
 
 // ---------------------------------------------------------------- main
 
-async function main() {
+async function main(): Promise<number> {
   const o = parseOpts(Deno.args);
   const started = performance.now();
   const dir = await Deno.makeTempDir({ prefix: "pfbench-" });
@@ -813,6 +813,7 @@ async function main() {
   Deno.addSignalListener("SIGTERM", stop);
 
   const needA = ["ingest", "fanout", "oneshot", "read"].some((p) => o.only.has(p as Part));
+  let failure: string | null = null;
   try {
     let keep: { ours?: number; tmux?: string } = {};
     if (needA) {
@@ -860,12 +861,17 @@ async function main() {
       await tmux.kill();
     }
     if (o.only.has("memory")) await benchMemory(o, dir);
+  } catch (e) {
+    // Keep what was measured; the table and the JSON say where it stopped.
+    failure = e instanceof Error ? e.stack ?? e.message : String(e);
+    console.error(`bench failed: ${failure}`);
   } finally {
     await cleanupAll();
   }
   const seconds = (performance.now() - started) / 1000;
   console.log("");
   printTable();
+  if (failure) console.log(`\nINCOMPLETE: ${failure.split("\n")[0]}`);
   const load = await Deno.readTextFile("/proc/loadavg").catch(() => "");
   console.log(
     `\n${navigator.hardwareConcurrency} cpus, load ${load.split(" ").slice(0, 3).join(" ")}, ${
@@ -883,15 +889,16 @@ async function main() {
     options: { ...o, only: [...o.only] },
     rows,
     details,
+    failure,
   };
   await Deno.writeTextFile(`${ROOT}bench/out/latest.json`, JSON.stringify(out, null, 2) + "\n");
   console.log(`wrote bench/out/latest.json`);
+  return failure ? 1 : 0;
 }
 
 if (import.meta.main) {
   try {
-    await main();
-    Deno.exit(0);
+    Deno.exit(await main());
   } catch (e) {
     console.error(`bench failed: ${e instanceof Error ? e.stack ?? e.message : e}`);
     await cleanupAll();
