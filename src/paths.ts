@@ -27,14 +27,23 @@ export function dirname(path: string): string {
 }
 
 /**
- * The argv that runs this program with `args`: the compiled binary itself,
- * or `deno run -A <main.ts>` with the project's config in development.
+ * V8 flags for the host: a 1 MiB semi-space keeps the pane workers' young
+ * generation small (bench/: 5.5 → 2.7 MiB per pane, about 4% less ingest).
+ * `deno task compile` bakes them into the binary.
  */
-export function selfCommand(args: string[]): string[] {
+export const HOST_V8_FLAGS = "--max-semi-space-size=1";
+
+/**
+ * The argv that runs this program with `args`: the compiled binary itself,
+ * or `deno run -A <main.ts>` with the project's config in development
+ * (`host: true` adds {@link HOST_V8_FLAGS} there).
+ */
+export function selfCommand(args: string[], opts: { host?: boolean } = {}): string[] {
   const exe = Deno.execPath();
   const base = exe.slice(exe.lastIndexOf("/") + 1);
   if (!/^deno(\.exe)?$/.test(base)) return [exe, ...args];
   const main = new URL(Deno.mainModule);
   const config = new URL("./deno.json", main);
-  return [exe, "run", "-A", "--quiet", `--config=${config.pathname}`, main.pathname, ...args];
+  const v8 = opts.host ? [`--v8-flags=${HOST_V8_FLAGS}`] : [];
+  return [exe, "run", "-A", "--quiet", ...v8, `--config=${config.pathname}`, main.pathname, ...args];
 }

@@ -12,7 +12,7 @@ import { detectFamily } from "../agents/detect.ts";
 import { WAITING_NOTIFICATIONS } from "../agents/hook.ts";
 import type { BusEvent, EventBus } from "./bus.ts";
 import type { PanePool } from "./pane_pool.ts";
-import { foreground, foregroundGroup, processGroups, type ProcessInfo } from "./proc.ts";
+import { foreground, foregroundGroup, processGroups, processGroupsAsync, type ProcessInfo } from "./proc.ts";
 import type { Registry, Surface } from "./registry.ts";
 
 /** Screen rules per agent family. */
@@ -109,6 +109,7 @@ export class AgentTracker {
   #screenTimers = new Map<number, ReturnType<typeof setTimeout>>();
   #scanTimer: ReturnType<typeof setInterval>;
   #promptListeners = new Set<PromptListener>();
+  #scanning = false;
 
   constructor(
     private readonly _registry: Registry,
@@ -117,7 +118,7 @@ export class AgentTracker {
     private readonly _stallMs: number,
   ) {
     _bus.tap((ev) => this.#onEvent(ev));
-    this.#scanTimer = setInterval(() => this.scan(), SCAN_MS);
+    this.#scanTimer = setInterval(() => void this.scan().catch(() => {}), SCAN_MS);
   }
 
   /** Stops the timers. */
@@ -147,7 +148,11 @@ export class AgentTracker {
         break;
       }
       case "surface_created":
-        this.#detect(id, processGroups());
+        {
+          const s = this._registry.surfaces.get(id);
+          const g = s && !s.exit ? foregroundGroup(s.pid) : null;
+          this.#detect(id, processGroups(g === null ? new Set() : new Set([g])));
+        }
         break;
       case "surface_exited": {
         const a = this.#agents.get(id);
@@ -255,10 +260,21 @@ export class AgentTracker {
   }
 
   /** Periodic work: process detection for every pane, stall detection for agents. */
-  scan(): void {
+  async scan(): Promise<void> {
+    if (this.#scanning) return;
+    this.#scanning = true;
+    try {
+      const wanted = new Set<number>();
+      for (const s of this._registry.surfaces.values()) {
+        const g = s.exit ? null : foregroundGroup(s.pid);
+        if (g !== null) wanted.add(g);
+      }
+      const groups = await processGroupsAsync(wanted);
+      for (const s of this._registry.surfaces.values()) this.#detect(s.id, groups);
+    } finally {
+      this.#scanning = false;
+    }
     const now = Date.now();
-    const groups = processGroups();
-    for (const s of this._registry.surfaces.values()) this.#detect(s.id, groups);
     for (const a of this.#agents.values()) {
       if (a.state === "thinking" && now - a.lastActivity >= this._stallMs) {
         this.#set(

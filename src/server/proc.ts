@@ -69,8 +69,11 @@ export function parsePgrp(stat: string): number | null {
   return Number.isInteger(pgrp) ? pgrp : null;
 }
 
-/** Every process on the machine, grouped by process group (one /proc scan). */
-export function processGroups(): Map<number, ProcessInfo[]> {
+/**
+ * Every process on the machine, grouped by process group (one /proc scan).
+ * With `only`, argv is read just for members of those groups.
+ */
+export function processGroups(only?: Set<number>): Map<number, ProcessInfo[]> {
   const groups = new Map<number, ProcessInfo[]>();
   for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
@@ -81,7 +84,7 @@ export function processGroups(): Map<number, ProcessInfo[]> {
     } catch {
       continue;
     }
-    if (pgrp === null) continue;
+    if (pgrp === null || (only && !only.has(pgrp))) continue;
     const argv = readArgv(pid);
     if (!argv) continue;
     const list = groups.get(pgrp) ?? [];
@@ -98,4 +101,30 @@ export function foregroundGroup(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * {@link processGroups} for the given groups, without blocking the event loop:
+ * the host's socket keeps answering while /proc is read.
+ */
+export async function processGroupsAsync(only: Set<number>): Promise<Map<number, ProcessInfo[]>> {
+  const groups = new Map<number, ProcessInfo[]>();
+  if (!only.size) return groups;
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const pid = Number(entry.name);
+    let pgrp: number | null;
+    try {
+      pgrp = parsePgrp(await Deno.readTextFile(`/proc/${pid}/stat`));
+    } catch {
+      continue;
+    }
+    if (pgrp === null || !only.has(pgrp)) continue;
+    const argv = readArgv(pid);
+    if (!argv) continue;
+    const list = groups.get(pgrp) ?? [];
+    list.push({ pid, pgrp, argv });
+    groups.set(pgrp, list);
+  }
+  return groups;
 }

@@ -30,7 +30,7 @@ async function answers(path: string): Promise<boolean> {
 export async function startDetached(path: string = socketPath()): Promise<string> {
   const log = logPath(path);
   await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const [cmd, ...args] = selfCommand(["serve", "--log", log]);
+  const [cmd, ...args] = selfCommand(["serve", "--log", log], { host: true });
   const child = new Deno.Command(cmd, {
     args,
     env: { PANEFLOW_SOCKET_PATH: path },
