@@ -13,10 +13,11 @@
  * file instead of downloading (it uses it for whatever `--target` says, so
  * it must be the runtime for that target; this script checks the format).
  *
- * What goes into the binary: everything `main.ts` imports, including the
- * verbs' lazy `import("./x.ts")` (string literals, so `deno compile` sees
- * them); the pane worker, which is only named in `new Worker(new URL(...))`
- * and so needs `--include`; and the project's `node_modules` (npm packages,
+ * What goes into the binary: everything `main.ts` imports; the verb
+ * modules, which src/verbs/mod.ts imports through a variable (so that
+ * `paneflow ls` never loads zod or node-pty) and so need `--include`; the
+ * pane worker, which is only named in `new Worker(new URL(...))` and so needs
+ * `--include` too; and the project's `node_modules` (npm packages,
  * with node-pty's native addon for the target platform). On macOS node-pty
  * also runs a `spawn-helper` executable from its package, which must be a
  * real file, so darwin targets are built `--self-extracting` (the embedded
@@ -29,6 +30,15 @@
  * @module
  */
 import { HOST_V8_FLAGS } from "../src/paths.ts";
+
+/** Every verb module (src/verbs/*.ts without tests). */
+function verbModules(): string[] {
+  const dir = new URL("../src/verbs/", import.meta.url).pathname;
+  return [...Deno.readDirSync(dir)]
+    .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
+    .map((e) => `${dir}${e.name}`)
+    .sort();
+}
 import { parseArgs } from "node:util";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -309,6 +319,9 @@ async function main(argv: string[]): Promise<void> {
     `--config=${ROOT}deno.json`,
     "--include",
     `${ROOT}src/server/pane_worker.ts`,
+    // Verb modules are imported through a variable (so a CLI start does not load
+    // the heavy ones' npm packages); name them so they are embedded.
+    ...verbModules().flatMap((m) => ["--include", m]),
     // A small V8 young generation halves the host's memory per pane (bench/) at ~4% ingest.
     `--v8-flags=${HOST_V8_FLAGS}`,
     "--target",
