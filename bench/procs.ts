@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { HOST_V8_FLAGS } from "../src/paths.ts";
 import { Rpc } from "./rpc.ts";
 
 /** The repo root. */
@@ -104,7 +105,8 @@ export async function startHost(dir: string, name: string, config: unknown): Pro
     PANEFLOW_IPC_SCRIPTING: "1",
   };
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, "serve"],
+    // The flags a detached host (and the compiled binary) runs with.
+    args: ["run", "-A", "--quiet", `--v8-flags=${HOST_V8_FLAGS}`, MAIN, "serve"],
     cwd: ROOT,
     env,
     clearEnv: true,

@@ -3,7 +3,7 @@
  * the same run. `deno task bench` prints a table and writes it as JSON to
  * bench/out/latest.json.
  *
- *   deno task bench [--only ingest,fanout,oneshot,read,memory] [--reps N]
+ *   deno task bench [--only ingest,fanout,oneshot,read,memory,events] [--reps N]
  *                   [--ingest-mib N] [--fanout-mib N] [--panes N] [--runs N]
  *
  * Figures:
@@ -38,7 +38,7 @@ import {
 
 // ---------------------------------------------------------------- options
 
-const ALL = ["ingest", "fanout", "oneshot", "read", "memory"] as const;
+const ALL = ["ingest", "fanout", "oneshot", "read", "memory", "events"] as const;
 type Part = typeof ALL[number];
 
 function parseOpts(args: string[]) {
@@ -861,6 +861,14 @@ async function main(): Promise<number> {
       await tmux.kill();
     }
     if (o.only.has("memory")) await benchMemory(o, dir);
+    if (o.only.has("events")) {
+      // Event latency and wait --pattern vs a tmux polling loop: its own table (bench/events.ts).
+      await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", `${ROOT}bench/events.ts`],
+        stdout: "inherit",
+        stderr: "inherit",
+      }).output();
+    }
   } catch (e) {
     // Keep what was measured; the table and the JSON say where it stopped.
     failure = e instanceof Error ? e.stack ?? e.message : String(e);
