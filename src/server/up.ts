@@ -371,12 +371,16 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
       if (hooks) {
         if (opts.command) opts.command += hooks.suffix;
         else if (opts.argv) {
-          opts.argv = ["/bin/sh", "-c", setupScript({
-            setup: p.setup!,
-            timeoutSecs: p.setup_timeout_secs,
-            shell,
-            command: p.command + hooks.suffix,
-          })];
+          opts.argv = [
+            "/bin/sh",
+            "-c",
+            setupScript({
+              setup: p.setup!,
+              timeoutSecs: p.setup_timeout_secs,
+              shell,
+              command: p.command + hooks.suffix,
+            }),
+          ];
         }
       }
       let s: Surface;
