@@ -17,7 +17,6 @@ export interface VerbEntry {
   load: () => Promise<{ default: Verb }>;
 }
 
-
 // A specifier in a variable is not followed when the CLI starts, so the heavy
 // verbs' modules (and their npm packages) stay out of every start's module graph.
 const dyn = (specifier: string) =>
