@@ -9,7 +9,7 @@
 import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "../agents/classify.ts";
 import { CLAUDE_SCREEN } from "../agents/claude_screen.ts";
 import { detectFamily } from "../agents/detect.ts";
-import { WAITING_NOTIFICATIONS } from "../agents/hook.ts";
+import { type AiFrame, WAITING_NOTIFICATIONS } from "../agents/hook.ts";
 import type { BusEvent, EventBus } from "./bus.ts";
 import type { PanePool } from "./pane_pool.ts";
 import { foreground, foregroundGroup, processGroups, processGroupsAsync, type ProcessInfo } from "./proc.ts";
@@ -40,22 +40,8 @@ function agentProcess(ptyPid: number, groups: Map<number, ProcessInfo[]>) {
   return null;
 }
 
-/** A hook frame as the host received it (validated). */
-export interface HookFrame {
-  surface_id: number;
-  tool?: string;
-  event?: string;
-  pid?: number;
-  session_id?: string;
-  prompt?: string;
-  tool_name?: string;
-  phase?: "pre" | "post";
-  message?: string;
-  notification_type?: string;
-  last_result?: string;
-  error_type?: string;
-  exit_code?: number;
-}
+/** A hook frame as the host received it (validated by the protocol's `AiFrame`). */
+export type HookFrame = Partial<AiFrame> & { surface_id: number };
 
 interface Agent {
   surfaceId: number;

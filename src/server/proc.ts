@@ -85,13 +85,17 @@ export function processGroups(only?: Set<number>): Map<number, ProcessInfo[]> {
       continue;
     }
     if (pgrp === null || (only && !only.has(pgrp))) continue;
-    const argv = readArgv(pid);
-    if (!argv) continue;
-    const list = groups.get(pgrp) ?? [];
-    list.push({ pid, pgrp, argv });
-    groups.set(pgrp, list);
+    addMember(groups, pid, pgrp);
   }
   return groups;
+}
+
+function addMember(groups: Map<number, ProcessInfo[]>, pid: number, pgrp: number) {
+  const argv = readArgv(pid);
+  if (!argv) return;
+  const list = groups.get(pgrp) ?? [];
+  list.push({ pid, pgrp, argv });
+  groups.set(pgrp, list);
 }
 
 /** The foreground process group id of the PTY led by `pid`. */
@@ -120,11 +124,7 @@ export async function processGroupsAsync(only: Set<number>): Promise<Map<number,
       continue;
     }
     if (pgrp === null || !only.has(pgrp)) continue;
-    const argv = readArgv(pid);
-    if (!argv) continue;
-    const list = groups.get(pgrp) ?? [];
-    list.push({ pid, pgrp, argv });
-    groups.set(pgrp, list);
+    addMember(groups, pid, pgrp);
   }
   return groups;
 }
