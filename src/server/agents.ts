@@ -51,6 +51,8 @@ interface Agent {
   state: AgentState;
   reason: string;
   message: string | null;
+  /** The message as the hooks alone left it. */
+  hookMessage: string | null;
   activeTool: string | null;
   lastResult: string | null;
   stateSince: number;
@@ -222,6 +224,7 @@ export class AgentTracker {
       state: "unknown_running",
       reason: "no_hook",
       message: null,
+      hookMessage: null,
       activeTool: null,
       lastResult: null,
       stateSince: now,
@@ -337,6 +340,7 @@ export class AgentTracker {
         this.#exit(a, frame.exit_code ?? null);
         return;
     }
+    a.hookMessage = a.message;
     a.why = `hook ${frame.event ?? method}`;
     this.#fuse(a, true);
     this._bus.publish({ type: method, ...this.status(s), previous_state: previous });
@@ -392,6 +396,9 @@ export class AgentTracker {
     } else {
       state = hook;
       reason = a.hookReason;
+      // The hook's own message: a screen override (a moment of busy screen
+      // while a dialog draws) must not lose it once the screen agrees again.
+      message = a.hookMessage;
       why = `hook ${a.lastHook?.event ?? a.lastHook?.method}`;
       const hookAge = now - a.hookAt;
       const screenNewer = screen && screen.at >= a.hookAt;
