@@ -54,8 +54,9 @@ async function expectReceived(host: TestHost, target: string, want: string) {
   }
 }
 
+/** The pane's output generation as its terminal has it (surface.read waits for pending output). */
 async function generation(host: TestHost, id: number): Promise<number> {
-  return (await host.call<{ output_generation: number }>("surface.status", { surface_id: id }))
+  return (await host.call<{ output_generation: number }>("surface.read", { surface_id: id, lines: 1 }))
     .output_generation;
 }
 
