@@ -358,3 +358,29 @@ Deno.test("cli: selectors by id, name, cmdline: and cwd: across workspaces; none
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("cli: the read path (main.ts, ls, read, send, wait, status) loads no npm package", async () => {
+  const root = new URL("../", import.meta.url).pathname;
+  for (
+    const entry of [
+      "main.ts",
+      "src/verbs/ls.ts",
+      "src/verbs/read.ts",
+      "src/verbs/send.ts",
+      "src/verbs/wait.ts",
+      "src/verbs/status.ts",
+    ]
+  ) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", `--config=${root}deno.json`, `${root}${entry}`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: { specifier: string }[] };
+    const outside = info.modules.map((m) => m.specifier).filter((s) =>
+      !s.startsWith(`file://${root}src/`) && s !== `file://${root}main.ts`
+    );
+    assert.deepEqual(outside, [], `${entry} loads only our own modules`);
+  }
+});
