@@ -10,7 +10,7 @@ import { z } from "zod";
 import { type Issue, type LocatedIssue, locateIssues, PaneSpec, type WorkspaceSpec } from "./workspace.ts";
 import { checkWorkspace, formatIssue } from "./workspace.ts";
 import { UsageError } from "../errors.ts";
-import { locateKeys, type Locator } from "./toml_locate.ts";
+import { type Locator, parseTomlFile } from "./toml_locate.ts";
 import { EXPECTED, kindOf, suggest, valueAt } from "./_words.ts";
 
 /** Largest number of panes one flow may spawn. */
@@ -736,26 +736,17 @@ export async function parseFlowToml(
   opts: Omit<FlowCheckOptions, "baseDir"> & { path: string; display?: string },
 ): Promise<{ plan: FlowPlan; locate: Locator }> {
   const file = opts.display ?? opts.path;
-  const { parse } = await import("smol-toml");
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (e) {
-    const err = e as Error & { line?: number; column?: number };
+  const parsed = await parseTomlFile(text, opts.path);
+  if (!parsed.ok) {
     throw new FlowSpecError([{
       file,
-      line: err.line ?? 1,
-      column: err.column ?? 1,
+      line: parsed.line,
+      column: parsed.column,
       path: [],
-      message: `invalid TOML: ${err.message.split("\n")[0].replace(/^Invalid TOML document: /, "")}`,
+      message: parsed.message,
     }]);
   }
-  const abs = opts.path.startsWith("/") ? opts.path : `${Deno.cwd()}/${opts.path}`;
-  let baseDir = abs.slice(0, abs.lastIndexOf("/")) || "/";
-  try {
-    baseDir = Deno.realPathSync(baseDir);
-  } catch { /* keep */ }
-  const locate = locateKeys(text);
+  const { raw, locate, baseDir } = parsed;
   const { issues, plan } = checkFlow(raw, { ...opts, baseDir });
   if (!plan) throw new FlowSpecError(locateIssues(issues, file, locate));
   return { plan, locate };

@@ -238,3 +238,31 @@ export function locateKeys(text: string): Locator {
     return { line: 1, column: 1 };
   };
 }
+
+/** A TOML file parsed for a spec checker. */
+export type ParsedToml =
+  | { ok: true; raw: unknown; locate: Locator; baseDir: string }
+  | { ok: false; line: number; column: number; message: string };
+
+/**
+ * Parses a spec file's text with smol-toml (loaded lazily) and finds the
+ * directory its relative paths resolve against (the file's, canonical). A
+ * syntax error comes back with its position, for the checker's error type.
+ */
+export async function parseTomlFile(text: string, path: string): Promise<ParsedToml> {
+  const { parse } = await import("smol-toml");
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (e) {
+    const err = e as Error & { line?: number; column?: number };
+    const message = err.message.split("\n")[0].replace(/^Invalid TOML document: /, "");
+    return { ok: false, line: err.line ?? 1, column: err.column ?? 1, message: `invalid TOML: ${message}` };
+  }
+  const abs = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+  let baseDir = abs.slice(0, abs.lastIndexOf("/")) || "/";
+  try {
+    baseDir = Deno.realPathSync(baseDir);
+  } catch { /* keep it as written */ }
+  return { ok: true, raw, locate: locateKeys(text), baseDir };
+}

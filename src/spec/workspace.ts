@@ -16,7 +16,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { type KeyPath, locateKeys, type Locator } from "./toml_locate.ts";
+import { type KeyPath, type Locator, parseTomlFile } from "./toml_locate.ts";
 import { EXPECTED, kindOf, suggest, valueAt } from "./_words.ts";
 
 /** Layout presets (seed 000). */
@@ -527,28 +527,17 @@ export interface ParsedWorkspace {
 /** Parses and checks a workspace file's text; throws {@link WorkspaceSpecError} with every problem. */
 export async function parseWorkspaceToml(text: string, opts: ParseOptions): Promise<ParsedWorkspace> {
   const file = opts.display ?? opts.path;
-  const { parse } = await import("smol-toml");
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (e) {
-    const err = e as Error & { line?: number; column?: number };
-    const message = err.message.split("\n")[0].replace(/^Invalid TOML document: /, "");
+  const parsed = await parseTomlFile(text, opts.path);
+  if (!parsed.ok) {
     throw new WorkspaceSpecError([{
       file,
-      line: err.line ?? 1,
-      column: err.column ?? 1,
+      line: parsed.line,
+      column: parsed.column,
       path: [],
-      message: `invalid TOML: ${message}`,
+      message: parsed.message,
     }]);
   }
-  const locate = locateKeys(text);
-  let baseDir: string;
-  try {
-    baseDir = Deno.realPathSync(dirnameOf(join(Deno.cwd(), opts.path)));
-  } catch {
-    baseDir = dirnameOf(join(Deno.cwd(), opts.path));
-  }
+  const { raw, locate, baseDir } = parsed;
   const { issues, workspace } = checkWorkspace(raw, { ...opts, baseDir });
   if (!workspace) throw new WorkspaceSpecError(locateIssues(issues, file, locate));
   const spec = JSON.parse(JSON.stringify(raw)) as WorkspaceSpec;
