@@ -70,6 +70,8 @@ interface Pane {
   lastDataAt: number;
   /** When node-pty first tried to destroy the socket after the exit. */
   destroyAskedAt: number;
+  /** Paused until the next turn of the event loop (see {@link TURN_BUDGET_MS}). */
+  throttled: boolean;
 }
 
 /** The worker's global scope (the default lib types `self` as a window). */
@@ -79,6 +81,32 @@ const scope = self as unknown as {
 };
 
 const panes = new Map<number, Pane>();
+/**
+ * Parsing time one turn of the event loop may spend before the panes that
+ * deliver more wait for the next turn: libuv reads a ready PTY up to 32 times
+ * per turn, so without a budget a few floods hold the worker for hundreds of
+ * milliseconds and every other pane's output and every read wait behind them.
+ */
+const TURN_BUDGET_MS = 8;
+let turnStart = 0;
+let turnScheduled = false;
+const throttledPanes = new Set<Pane>();
+
+function scheduleTurn() {
+  if (turnScheduled) return;
+  turnScheduled = true;
+  setImmediate(() => {
+    turnScheduled = false;
+    turnStart = 0;
+    const list = [...throttledPanes];
+    throttledPanes.clear();
+    for (const p of list) {
+      p.throttled = false;
+      if (panes.get(p.id) === p && !p.paused && !p.exited) p.pty.resume();
+      scheduleDeferredDestroy(p);
+    }
+  });
+}
 const dirty = new Set<number>();
 let flushTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -161,6 +189,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     parseNow,
     lastDataAt: 0,
     destroyAskedAt: 0,
+    throttled: false,
   };
   if (!scrollback) {
     // xterm has no public event for rows dropped off the top of the scrollback;
@@ -180,6 +209,15 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
       // The PTY is not read again before this returns: that is the flow control.
       parseNow(data);
+      if (turnStart === 0) {
+        turnStart = performance.now();
+        scheduleTurn();
+      }
+      if (performance.now() - turnStart > TURN_BUDGET_MS && !pane.throttled) {
+        pane.throttled = true;
+        p.pause();
+        throttledPanes.add(pane);
+      }
       scrollback?.afterParse();
       pane.generation++;
       markDirty(pane);
@@ -245,9 +283,9 @@ function guardDrainOnExit(pane: Pane) {
     const now = performance.now();
     if (!pane.destroyAskedAt) pane.destroyAskedAt = now;
     const flowing = now - pane.lastDataAt < DRAIN_QUIET_MS && now - pane.destroyAskedAt < DRAIN_MAX_MS;
-    if (pane.paused || pane.pending > 0 || flowing) {
+    if (pane.paused || pane.throttled || pane.pending > 0 || flowing) {
       pane.deferredDestroy = () => destroy(...args);
-      if (!pane.paused) scheduleDeferredDestroy(pane);
+      if (!pane.paused && !pane.throttled) scheduleDeferredDestroy(pane);
       return socket;
     }
     return destroy(...args);
@@ -263,7 +301,7 @@ function scheduleDeferredDestroy(pane: Pane) {
   const late = pane.parseNow !== null && performance.now() - pane.destroyAskedAt > DRAIN_MAX_MS;
   pane.drainTimer = setTimeout(() => {
     pane.drainTimer = null;
-    if (pane.paused || pane.pending > 0) return scheduleDeferredDestroy(pane);
+    if (pane.paused || pane.throttled || pane.pending > 0) return scheduleDeferredDestroy(pane);
     const destroy = pane.deferredDestroy;
     pane.deferredDestroy = null;
     destroy?.();
