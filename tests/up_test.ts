@@ -571,3 +571,41 @@ Deno.test("examples: dev.workspace.toml and team.workspace.toml dry-run (default
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("surface.split with managed_worktree: the new pane runs in <repo>.worktrees/<branch>, torn down on close when clean", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "pf-split-wt-" });
+  try {
+    const repo = await makeRepo(dir);
+    await withHost({}, async (host) => {
+      const first = await host.json<{ surface_id: number }>(["new", "--cwd", repo, "-c", "exec sleep 300"]);
+      const pane = await host.call<{ surface_id: number; cwd: string; name: string }>("surface.split", {
+        direction: "h",
+        surface_id: first.surface_id,
+        cwd: `${repo}/pkg`,
+        managed_worktree: "feat-split",
+        name: "wt",
+        command: "pwd; git branch --show-current; ls -a ..; exec sleep 300",
+      });
+      const wt = `${repo}.worktrees/feat-split`;
+      assert.equal(pane.name, "wt");
+      const text = await waitUntil("the pane's pwd and branch", async () => {
+        const r = await host.cli(["read", "wt", "--raw"]);
+        return r.stdout.includes("feat-split") && r.stdout;
+      });
+      assert.ok(text.includes(`${wt}/pkg`), text);
+      assert.ok(text.includes(".env.local"), "copy_env copied the gitignored .env files");
+      const ls = await host.json<{ surfaces: { surface_id: number; cols: number }[] }>(["ls"]);
+      assert.equal(ls.surfaces.length, 2, "split next to the first pane");
+
+      const bad = await host.rpc("surface.split", { direction: "v", cwd: dir, managed_worktree: "x" });
+      assert.equal((bad.error as { code: number }).code, -32602, "a cwd outside a git repository is refused");
+
+      const closed = await host.cli(["close", "wt"]);
+      assert.equal(closed.code, 0, closed.stderr);
+      await waitUntil("the clean worktree removed", async () => !(await exists(wt)));
+      assert.match(await git(repo, "branch", "--list", "feat-split"), /feat-split/, "the branch is kept");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});

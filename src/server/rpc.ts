@@ -15,7 +15,7 @@ import type { AgentTracker, HookFrame } from "./agents.ts";
 import type { PanePool } from "./pane_pool.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "./submit.ts";
 import type { Registry, Surface } from "./registry.ts";
-import { workspaceUp } from "./up.ts";
+import { splitWithWorktree, workspaceUp } from "./up.ts";
 
 /** A JSON-RPC response object. */
 export type Response =
@@ -242,12 +242,21 @@ const handlers: Handlers = {
     ctx.agents.noteKey(s.id, p.keystroke);
     return { surface_id: s.id, keystroke: p.keystroke };
   },
-  "surface.split": async ({ registry }, p) => {
+  "surface.split": async (ctx, p) => {
+    const { registry } = ctx;
     if (p.managed_worktree !== undefined) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `"managed_worktree": managed worktrees come with paneflow up; split does not create them yet`,
-      );
+      const target = p.surface_id === undefined ? null : registry.surface(p.surface_id);
+      const s = await splitWithWorktree(ctx, {
+        direction: p.direction,
+        target,
+        branch: p.managed_worktree,
+        cwd: p.cwd,
+        command: p.command,
+        name: p.name,
+        env: p.env,
+        prompt: p.prompt,
+      });
+      return registry.describe(s);
     }
     const target = p.surface_id === undefined ? null : registry.surface(p.surface_id);
     const ws = target?.workspace ?? registry.workspaceAt();

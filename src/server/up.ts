@@ -452,6 +452,61 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
   };
 }
 
+/** Params of `surface.split` with a `managed_worktree`. */
+export interface WorktreeSplit {
+  direction: "h" | "v";
+  target: Surface | null;
+  branch: string;
+  cwd?: string;
+  command?: string;
+  name?: string;
+  env?: Record<string, string>;
+  prompt?: string;
+}
+
+/**
+ * `surface.split` with `managed_worktree`: the pane runs in the managed
+ * worktree `<repo>.worktrees/<branch>` of the repository its `cwd` is in,
+ * planned, created, torn down and pruned exactly like an `up` pane's.
+ */
+export async function splitWithWorktree(ctx: HostContext, p: WorktreeSplit): Promise<Surface> {
+  const st = stateFor(ctx);
+  const reg = ctx.registry;
+  const ws = p.target?.workspace ?? reg.workspaceAt();
+  const pane = {
+    cwd: p.cwd ?? ws.cwd,
+    worktree: p.branch,
+    ...(p.command !== undefined ? { command: p.command } : {}),
+    ...(p.name !== undefined ? { name: p.name } : {}),
+    ...(p.env !== undefined ? { env: p.env } : {}),
+  };
+  const { issues, workspace } = checkWorkspace({ panes: [pane] }, {});
+  if (!workspace) throw specError(issues);
+  const plan = await planPanes(workspace, { launchers: launchers(ctx.config), baseEnv: paneEnvBase(ctx) });
+  if (plan.issues.length) throw specError(plan.issues);
+  const pl = plan.panes[0];
+  const wt = pl.worktree!;
+  await createWorktree(wt);
+  let cwd = pl.cwd;
+  try {
+    if (!Deno.statSync(cwd).isDirectory) cwd = wt.path;
+  } catch {
+    cwd = wt.path;
+  }
+  const s = await reg.addPane(ws, {
+    cwd,
+    env: pl.env,
+    ...(pl.command !== null ? { command: pl.command } : {}),
+    ...(pl.name !== null ? { name: pl.name } : {}),
+  }, { target: p.target?.id ?? ws.focused, direction: p.direction });
+  await st.manager.attach(wt, s.id);
+  if (p.prompt !== undefined) {
+    prefill(ctx, s, p.prompt, { wrapped: false, setupSecs: 0 })
+      .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
+  }
+  return s;
+}
+
 /** Quiet time after the program's first output before it counts as ready. */
 const SETTLE_MS = 500;
 /** A program that prints nothing counts as ready after this long. */

@@ -118,7 +118,8 @@ export const methods = {
   "surface.split": z.strictObject({
     direction: z.enum(["h", "v"]),
     surface_id: SurfaceId.optional(),
-    managed_worktree: z.string().optional(),
+    managed_worktree: z.string().optional()
+      .describe("Run the new pane in the managed worktree <repo>.worktrees/<branch> of cwd's repository"),
     ...PaneFields,
   }),
   "surface.explain": z.strictObject({ surface_id: SurfaceId }),

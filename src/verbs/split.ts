@@ -7,7 +7,8 @@ import { absoluteDir } from "./_env.ts";
 export default defineVerb({
   name: "split",
   summary: "Split a pane: h puts the new pane to the right, v below",
-  usage: "paneflow split <h|v> [--target <sel>] [--command <cmd>] [--name <name>] [--cwd <dir>]",
+  usage:
+    "paneflow split <h|v> [--target <sel>] [--command <cmd>] [--name <name>] [--cwd <dir>] [--worktree <branch>]",
   details:
     "Without --target the focused pane of the active workspace is split. Siblings are resized (SIGWINCH).",
   options: {
@@ -26,6 +27,11 @@ export default defineVerb({
       value: "<KEY=VALUE>",
       description: "Set an environment variable in the pane",
     },
+    worktree: {
+      type: "string",
+      value: "<branch>",
+      description: "Run in the managed worktree <repo>.worktrees/<branch> of --cwd's repository",
+    },
   },
   positionals: [{ name: "h|v" }],
   async run({ opts, args }) {
@@ -39,6 +45,7 @@ export default defineVerb({
       if (opts.target !== undefined) params.surface_id = await resolveOne(client, opts.target);
       if (opts.command !== undefined) params.command = opts.command;
       if (opts.name !== undefined) params.name = opts.name;
+      if (opts.worktree !== undefined) params.managed_worktree = opts.worktree;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
       printJson(await client.call("surface.split", params));
       return 0;
