@@ -377,7 +377,6 @@ function read(pane: Pane, lines: number, offset: number, since?: number, join?: 
       };
     }
   }
-  remember(pane);
   return result;
 }
 
@@ -447,6 +446,13 @@ scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   try {
     const result = await handle(req);
     post({ rid: req.rid, ok: true, result });
+    // The snapshot for a later `read --since` is taken after the reply has
+    // gone (the reader does not wait for the hashing) but in the same task,
+    // so no output can be parsed in between: it is exactly the state read.
+    if (req.op === "read") {
+      const pane = panes.get(req.id);
+      if (pane) remember(pane);
+    }
   } catch (err) {
     post({ rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) });
   }
