@@ -136,11 +136,7 @@ export class AgentTracker {
         break;
       }
       case "surface_created":
-        {
-          const s = this._registry.surfaces.get(id);
-          const g = s && !s.exit ? foregroundGroup(s.pid) : null;
-          this.#detect(id, processGroups(g === null ? new Set() : new Set([g])));
-        }
+        this.detectNow(id);
         break;
       case "surface_exited": {
         const a = this.#agents.get(id);
@@ -564,6 +560,13 @@ export class AgentTracker {
     a.interruptAt = Date.now();
     if (a.state === "thinking" || a.state === "stalled") a.interruptPending = true;
     this.#scheduleScreen(id);
+  }
+
+  /** Runs process detection for one pane now (e.g. before a submit), not at the next scan. */
+  detectNow(id: number): void {
+    const s = this._registry.surfaces.get(id);
+    const g = s && !s.exit ? foregroundGroup(s.pid) : null;
+    if (g !== null) this.#detect(id, processGroups(new Set([g])));
   }
 
   /** The tracked agent's state, or null. */
