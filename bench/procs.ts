@@ -5,6 +5,7 @@
  * @module
  */
 import { HOST_V8_FLAGS } from "../src/paths.ts";
+import { waitUntil } from "../tests/_harness.ts";
 import { Rpc } from "./rpc.ts";
 
 /** The repo root. */
@@ -28,27 +29,13 @@ export async function cleanupAll(): Promise<void> {
   }
 }
 
-/** Polls `predicate` every `intervalMs` until it gives a truthy value. */
-export async function waitFor<T>(
+/** Polls `predicate` until it gives a truthy value (the tests' `waitUntil`, with a bench's defaults). */
+export function waitFor<T>(
   what: string,
   predicate: () => T | false | null | undefined | Promise<T | false | null | undefined>,
   { timeoutMs = 60_000, intervalMs = 10 } = {},
 ): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  while (true) {
-    try {
-      last = await predicate();
-      if (last) return last as T;
-    } catch (e) {
-      last = e;
-    }
-    if (performance.now() > deadline) {
-      const seen = last instanceof Error ? last.message : JSON.stringify(last)?.slice(0, 300);
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+  return waitUntil(what, predicate, { timeoutMs, intervalMs });
 }
 
 /** VmRSS of a process in bytes (0 when it is gone). */

@@ -736,16 +736,8 @@ export async function parseFlowToml(
   opts: Omit<FlowCheckOptions, "baseDir"> & { path: string; display?: string },
 ): Promise<{ plan: FlowPlan; locate: Locator }> {
   const file = opts.display ?? opts.path;
-  const parsed = await parseTomlFile(text, opts.path);
-  if (!parsed.ok) {
-    throw new FlowSpecError([{
-      file,
-      line: parsed.line,
-      column: parsed.column,
-      path: [],
-      message: parsed.message,
-    }]);
-  }
+  const parsed = await parseTomlFile(text, opts.path, file);
+  if (!parsed.ok) throw new FlowSpecError([parsed.issue]);
   const { raw, locate, baseDir } = parsed;
   const { issues, plan } = checkFlow(raw, { ...opts, baseDir });
   if (!plan) throw new FlowSpecError(locateIssues(issues, file, locate));

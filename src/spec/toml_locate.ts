@@ -239,17 +239,20 @@ export function locateKeys(text: string): Locator {
   };
 }
 
-/** A TOML file parsed for a spec checker. */
+/** A TOML file parsed for a spec checker; a syntax error is one located issue. */
 export type ParsedToml =
   | { ok: true; raw: unknown; locate: Locator; baseDir: string }
-  | { ok: false; line: number; column: number; message: string };
+  | {
+    ok: false;
+    issue: { file: string; line: number; column: number; path: (string | number)[]; message: string };
+  };
 
 /**
  * Parses a spec file's text with smol-toml (loaded lazily) and finds the
  * directory its relative paths resolve against (the file's, canonical). A
  * syntax error comes back with its position, for the checker's error type.
  */
-export async function parseTomlFile(text: string, path: string): Promise<ParsedToml> {
+export async function parseTomlFile(text: string, path: string, file = path): Promise<ParsedToml> {
   const { parse } = await import("smol-toml");
   let raw: unknown;
   try {
@@ -257,7 +260,8 @@ export async function parseTomlFile(text: string, path: string): Promise<ParsedT
   } catch (e) {
     const err = e as Error & { line?: number; column?: number };
     const message = err.message.split("\n")[0].replace(/^Invalid TOML document: /, "");
-    return { ok: false, line: err.line ?? 1, column: err.column ?? 1, message: `invalid TOML: ${message}` };
+    const at = { file, line: err.line ?? 1, column: err.column ?? 1, path: [] };
+    return { ok: false, issue: { ...at, message: `invalid TOML: ${message}` } };
   }
   const abs = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
   let baseDir = abs.slice(0, abs.lastIndexOf("/")) || "/";

@@ -527,16 +527,8 @@ export interface ParsedWorkspace {
 /** Parses and checks a workspace file's text; throws {@link WorkspaceSpecError} with every problem. */
 export async function parseWorkspaceToml(text: string, opts: ParseOptions): Promise<ParsedWorkspace> {
   const file = opts.display ?? opts.path;
-  const parsed = await parseTomlFile(text, opts.path);
-  if (!parsed.ok) {
-    throw new WorkspaceSpecError([{
-      file,
-      line: parsed.line,
-      column: parsed.column,
-      path: [],
-      message: parsed.message,
-    }]);
-  }
+  const parsed = await parseTomlFile(text, opts.path, file);
+  if (!parsed.ok) throw new WorkspaceSpecError([parsed.issue]);
   const { raw, locate, baseDir } = parsed;
   const { issues, workspace } = checkWorkspace(raw, { ...opts, baseDir });
   if (!workspace) throw new WorkspaceSpecError(locateIssues(issues, file, locate));
