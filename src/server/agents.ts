@@ -12,7 +12,7 @@ import { detectFamily } from "../agents/detect.ts";
 import { type AiFrame, WAITING_NOTIFICATIONS } from "../agents/hook.ts";
 import type { BusEvent, EventBus } from "./bus.ts";
 import type { PanePool } from "./pane_pool.ts";
-import { foreground, foregroundGroup, processGroups, processGroupsAsync, type ProcessInfo } from "./proc.ts";
+import { foreground, foregroundGroup, processGroupsAsync, type ProcessInfo } from "./proc.ts";
 import type { Registry, Surface } from "./registry.ts";
 
 /** Screen rules per agent family. */
@@ -136,7 +136,7 @@ export class AgentTracker {
         break;
       }
       case "surface_created":
-        this.detectNow(id);
+        this.detectNow(id).catch(() => {});
         break;
       case "surface_exited": {
         const a = this.#agents.get(id);
@@ -517,11 +517,11 @@ export class AgentTracker {
   }
 
   /** Why a pane's state is what it is (`paneflow explain`). */
-  explain(s: Surface) {
+  async explain(s: Surface) {
     const a = this.#agents.get(s.id);
     // The agent's own process (as process detection found it: it may run under
     // a shell that leads the foreground group), else the foreground process.
-    const agent = s.exit ? null : agentProcess(s.pid, processGroups());
+    const agent = s.exit ? null : agentProcess(s.pid, await this.#groupsOf(s));
     const fg = s.exit || agent ? null : foreground(s.pid);
     const now = Date.now();
     return {
@@ -562,11 +562,16 @@ export class AgentTracker {
     this.#scheduleScreen(id);
   }
 
-  /** Runs process detection for one pane now (e.g. before a submit), not at the next scan. */
-  detectNow(id: number): void {
-    const s = this._registry.surfaces.get(id);
+  /** The process group members of a pane's foreground group, read without blocking. */
+  #groupsOf(s: Surface | undefined): Promise<Map<number, ProcessInfo[]>> {
     const g = s && !s.exit ? foregroundGroup(s.pid) : null;
-    if (g !== null) this.#detect(id, processGroups(new Set([g])));
+    return processGroupsAsync(g === null ? new Set() : new Set([g]));
+  }
+
+  /** Runs process detection for one pane now (e.g. before a submit), not at the next scan. */
+  async detectNow(id: number): Promise<void> {
+    const groups = await this.#groupsOf(this._registry.surfaces.get(id));
+    this.#detect(id, groups);
   }
 
   /** The tracked agent's state, or null. */

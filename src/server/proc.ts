@@ -69,27 +69,6 @@ export function parsePgrp(stat: string): number | null {
   return Number.isInteger(pgrp) ? pgrp : null;
 }
 
-/**
- * Every process on the machine, grouped by process group (one /proc scan).
- * With `only`, argv is read just for members of those groups.
- */
-export function processGroups(only?: Set<number>): Map<number, ProcessInfo[]> {
-  const groups = new Map<number, ProcessInfo[]>();
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const pid = Number(entry.name);
-    let pgrp: number | null;
-    try {
-      pgrp = parsePgrp(Deno.readTextFileSync(`/proc/${pid}/stat`));
-    } catch {
-      continue;
-    }
-    if (pgrp === null || (only && !only.has(pgrp))) continue;
-    addMember(groups, pid, pgrp);
-  }
-  return groups;
-}
-
 function addMember(groups: Map<number, ProcessInfo[]>, pid: number, pgrp: number) {
   const argv = readArgv(pid);
   if (!argv) return;
@@ -108,8 +87,8 @@ export function foregroundGroup(pid: number): number | null {
 }
 
 /**
- * {@link processGroups} for the given groups, without blocking the event loop:
- * the host's socket keeps answering while /proc is read.
+ * The members of the given process groups (one /proc scan), read without
+ * blocking the event loop: the host's socket keeps answering meanwhile.
  */
 export async function processGroupsAsync(only: Set<number>): Promise<Map<number, ProcessInfo[]>> {
   const groups = new Map<number, ProcessInfo[]>();

@@ -202,7 +202,7 @@ const handlers: Handlers = {
       bracketed = modes.bracketed_paste;
     }
     // An agent started moments ago may not have been scanned yet.
-    if (p.submit && !ctx.agents.toolOf(s.id)) ctx.agents.detectNow(s.id);
+    if (p.submit && !ctx.agents.toolOf(s.id)) await ctx.agents.detectNow(s.id);
     if (p.submit && ctx.agents.toolOf(s.id)) {
       let text = p.text;
       let viaFile: string | null = null;
