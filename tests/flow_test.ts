@@ -99,7 +99,9 @@ Deno.test("flow control: a pane printing binary garbage stays readable and does 
     const ws = await host.json<{ surface_id: number }>([
       "new",
       "-c",
-      "head -c 1000000 /dev/urandom; printf '\\033c'; echo DONE-MARK",
+      // Random bytes contain terminal queries (DA, DSR); the emulator answers them on the pane's input
+      // as a real terminal does. With echo on, the tty would echo a late answer after DONE-MARK.
+      "stty -echo; head -c 1000000 /dev/urandom; printf '\\033c'; echo DONE-MARK",
     ]);
     const p = await exitedPane(host, ws.surface_id, 30_000);
     assert.equal(p.exit_code, 0);
