@@ -6,6 +6,8 @@
  *    `events.subscribe` connection notes when the pane's next frame arrives.
  *    Latency = arrival − stamp, p50/p99, with the host idle and with 20 other
  *    panes each streaming `cat` of a big file in a loop (target p99 ≤ 20 ms).
+ *    The peer is tmux's own push channel: a control-mode client's `%output`
+ *    line for the same stamp pane, idle and with 20 windows streaming.
  * 2. `wait --pattern` detection: from the marker being printed (its stamp) to
  *    the `paneflow wait` process having exited, against a tmux polling loop
  *    (`tmux capture-pane -p | grep` every 500 ms and every 50 ms) timed the
@@ -167,6 +169,7 @@ async function paneflowWait(host: TestHost, rpc: RpcConn, id: number, trials: nu
 /** A private tmux server running the stamp program. */
 class TmuxStamp {
   readonly name = `pfev-${Deno.pid}`;
+  #calls = 0;
 
   async cmd(...args: string[]): Promise<string> {
     const out = await new Deno.Command("tmux", {
@@ -218,6 +221,73 @@ class TmuxStamp {
     return out;
   }
 
+  /** Starts `n` more windows, each `cat`-ing `file` in a loop. */
+  async flood(n: number, file: string) {
+    for (let i = 0; i < n; i++) {
+      await this.cmd("new-window", "-d", "-t", "b:", `while :; do cat '${file}'; done`);
+    }
+  }
+
+  /**
+   * The peer of output → frame: a control-mode client (`tmux -C`) gets every
+   * pane's output as `%output` lines; latency = arrival of the stamp pane's
+   * line − its stamp. Also returns how fast tmux delivered output to it.
+   */
+  async controlLatency(
+    { rounds, maxMs = Infinity }: { rounds: number; maxMs?: number },
+  ): Promise<{ samples: number[]; mib_per_s: number }> {
+    const child = new Deno.Command("tmux", {
+      args: ["-L", this.name, "-f", "/dev/null", "-C", "attach-session", "-t", "b"],
+      env: { ...Deno.env.toObject(), TMUX: "" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    const prefix = `c${++this.#calls}r`;
+    const stampPane = (await this.cmd("display-message", "-p", "-t", "b:0", "#{pane_id}")).trim();
+    const arrivals = new Map<string, number>();
+    let bytes = 0;
+    const reading = (async () => {
+      let buf = "";
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+        const now = performance.now();
+        bytes += chunk.length;
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          const m = line.startsWith(`%output ${stampPane} `) && line.match(/(c\d+r\d+) \d+\.\d+/);
+          if (m && !arrivals.has(m[1])) arrivals.set(m[1], now);
+        }
+      }
+    })();
+    const out: number[] = [];
+    const t0 = performance.now();
+    const until = t0 + maxMs;
+    try {
+      for (let i = 0; i < rounds && performance.now() < until; i++) {
+        const token = `${prefix}${i}`;
+        await writer.write(new TextEncoder().encode(`send-keys -t b:0 ${token} Enter\n`));
+        await waitUntil(`tmux %output of ${token}`, () => arrivals.has(token), { intervalMs: 1 });
+        const stamp = await waitUntil(
+          `the tmux stamp of ${token}`,
+          async () => stampOf(await this.cmd("capture-pane", "-p", "-t", "b:0"), token),
+          { intervalMs: 2 },
+        );
+        out.push(wall(arrivals.get(token)!) - stamp);
+      }
+    } finally {
+      await writer.close().catch(() => {});
+      child.kill();
+      await reading.catch(() => {});
+      await child.status;
+    }
+    const secs = (performance.now() - t0) / 1000;
+    return { samples: out, mib_per_s: Math.round((bytes / 1048576 / secs) * 10) / 10 };
+  }
+
   async stop() {
     await this.cmd("kill-server").catch(() => {});
   }
@@ -254,6 +324,13 @@ export async function main(args: string[] = Deno.args): Promise<Record<string, u
     await tmux.line("warm");
     const tm500 = await tmux.poll(500, o.trials);
     const tm50 = await tmux.poll(50, o.trials);
+
+    console.error(`tmux -C %output, idle and under ${o.panes}-pane fan-out...`);
+    await tmux.controlLatency({ rounds: 20 }); // warm-up
+    const tmIdle = await tmux.controlLatency({ rounds: o.rounds });
+    await tmux.flood(o.panes, file);
+    await sleep(1000); // every window streaming
+    const tmFan = await tmux.controlLatency({ rounds: o.rounds, maxMs: o.fanoutSecs * 1000 });
     await tmux.stop();
 
     console.error(`output → frame under ${o.panes}-pane fan-out...`);
@@ -272,14 +349,28 @@ export async function main(args: string[] = Deno.args): Promise<Record<string, u
     const fanSecs = (performance.now() - t0) / 1000;
     const fanFrames = events.frames.length - framesBefore;
 
-    result.frame_latency_ms = { idle: stats(idle), fanout: stats(fanout) };
+    result.frame_latency_ms = {
+      idle: stats(idle),
+      fanout: stats(fanout),
+      tmux_control_idle: stats(tmIdle.samples),
+      tmux_control_fanout: stats(tmFan.samples),
+    };
+    result.tmux_control_fanout_mib_per_s = tmFan.mib_per_s;
     result.fanout = { panes: o.panes, file_mib: o.fileMib, frames_per_s: Math.round(fanFrames / fanSecs) };
     result.wait_detection_ms = {
       paneflow_wait: stats(pfWait),
       tmux_poll_500ms: stats(tm500),
       tmux_poll_50ms: stats(tm50),
     };
-    result.samples = { idle, fanout, paneflow_wait: pfWait, tmux_poll_500ms: tm500, tmux_poll_50ms: tm50 };
+    result.samples = {
+      idle,
+      fanout,
+      tmux_control_idle: tmIdle.samples,
+      tmux_control_fanout: tmFan.samples,
+      paneflow_wait: pfWait,
+      tmux_poll_500ms: tm500,
+      tmux_poll_50ms: tm50,
+    };
   } finally {
     await events?.close();
     rpc?.close();
@@ -313,7 +404,8 @@ interface Report {
   cpus: number;
   loadavg: string;
   options: Options;
-  frame_latency_ms: { idle: Stats; fanout: Stats };
+  frame_latency_ms: { idle: Stats; fanout: Stats; tmux_control_idle: Stats; tmux_control_fanout: Stats };
+  tmux_control_fanout_mib_per_s: number;
   fanout: { frames_per_s: number };
   wait_detection_ms: { paneflow_wait: Stats; tmux_poll_500ms: Stats; tmux_poll_50ms: Stats };
 }
@@ -337,6 +429,16 @@ function printTable(r: Report) {
       `p99 target <= ${TARGET_P99_MS} ms: ${
         fanout.p99 <= TARGET_P99_MS ? "met" : "MISSED"
       }; ${r.fanout.frames_per_s} frames/s on the stream; ${(fanout.p99 / idle.p99).toFixed(1)}x idle p99`,
+    ),
+  );
+  const tIdle = r.frame_latency_ms.tmux_control_idle;
+  const tFan = r.frame_latency_ms.tmux_control_fanout;
+  console.log(row(`tmux -C %output, idle (n=${tIdle.n})`, tIdle));
+  console.log(
+    row(
+      `tmux -C %output, ${r.options.panes} panes (n=${tFan.n})`,
+      tFan,
+      `tmux paces the panes to its client: ${r.tmux_control_fanout_mib_per_s} MiB/s delivered`,
     ),
   );
   console.log("");

@@ -139,11 +139,10 @@ function post(msg: WorkerReply | WorkerEvent) {
 function markDirty(pane: Pane) {
   if (dirty.has(pane.id)) return;
   const now = performance.now();
-  if (now - pane.reportedAt >= CHANGE_FLUSH_MS) return report(pane, now);
+  const wait = pane.reportedAt + CHANGE_FLUSH_MS - now;
+  if (wait <= 0) return report(pane, now);
   dirty.add(pane.id);
-  if (flushTimer === null) {
-    flushTimer = setTimeout(flushChanges, CHANGE_FLUSH_MS);
-  }
+  if (flushTimer === null) flushTimer = setTimeout(flushChanges, wait);
 }
 
 function report(pane: Pane, now = performance.now()) {
