@@ -13,7 +13,8 @@
  * 2. 20 panes each `cat`-ing 10 MiB at once: aggregate MiB/s vs tmux, with
  *    `system.ping` round trips every 10 ms during it.
  * 3. one-shot `paneflow read` (a whole CLI process) vs `tmux capture-pane`
- *    vs a bare `deno run` of an empty script.
+ *    vs a bare `deno run` of an empty script, and the floor: a one-file
+ *    client that only connects, reads and prints (bench/oneshot_floor.ts).
  * 4. `surface.read` of 200 lines over a persistent socket vs tmux
  *    `capture-pane` over a persistent control-mode client.
  * 5. memory per pane with 10k lines of history vs tmux.
@@ -588,6 +589,7 @@ async function benchOneshot(
   const cmds: Record<string, { cmd: string; args: string[] }> = {
     ours: { cmd: deno, args: ["run", "-A", MAIN, "read", String(paneId), "--raw"] },
     bare: { cmd: deno, args: ["run", "-A", `${ROOT}bench/empty.ts`] },
+    floor: { cmd: deno, args: ["run", "-A", `${ROOT}bench/oneshot_floor.ts`, String(paneId)] },
     ours_cached: { cmd: deno, args: ["run", "-A", "--cached-only", MAIN, "read", String(paneId), "--raw"] },
     bare_cached: { cmd: deno, args: ["run", "-A", "--cached-only", `${ROOT}bench/empty.ts`] },
     // deno.json has nodeModulesDir "auto": with npm packages anywhere in the
@@ -637,6 +639,14 @@ async function benchOneshot(
     target: "<= 1.15x",
     pass: m.ours <= 1.15 * m.bare,
     data: { medians_ms: m, samples_ms: times },
+  });
+  row({
+    figure: "  floor: one-file client (connect, surface.read, print) vs bare",
+    ours: `${f1(m.floor)} ms`,
+    peer: `bare deno ${f1(m.bare)} ms`,
+    ratio: `${f2(m.floor / m.bare)}x`,
+    target: "(limit)",
+    pass: null,
   });
   row({
     figure: "  same, both with --cached-only",
