@@ -124,6 +124,47 @@ export async function rawExchange(
   return text.split("\n").filter((l) => l.length);
 }
 
+/** A `paneflow serve` process whose output is collected. */
+export interface Served {
+  child: Deno.ChildProcess;
+  /** The host's stdout and stderr so far. */
+  log(): string;
+  /** Resolves with the exit code once the host has exited and its output is drained. */
+  exited: Promise<number>;
+}
+
+/** Starts `paneflow serve` with exactly `env`; does not wait for it to answer. */
+export function spawnServe(env: Record<string, string>): Served {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "serve"],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const dec = new TextDecoder();
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s) text += dec.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  const exited = child.status.then(async (s) => {
+    await drained;
+    return s.code;
+  });
+  return { child, log: () => text, exited };
+}
+
+/** Whether a path exists (without following a final symlink). */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Starts a real host (`paneflow serve`) on a temp socket and waits until it answers. */
 export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
   const dir = await Deno.makeTempDir({ prefix: "pf-" });
@@ -139,24 +180,9 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
     ...(opts.scripting === false ? {} : { PANEFLOW_IPC_SCRIPTING: "1" }),
     ...opts.env,
   };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "serve"],
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let logText = "";
-  const dec = new TextDecoder();
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s) logText += dec.decode(chunk, { stream: true });
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  const served = spawnServe(env);
   let exited = false;
-  const status = child.status.then((s) => {
-    exited = true;
-    return s;
-  });
+  served.exited.then(() => (exited = true));
 
   const rpc = async (method: string, params: unknown = {}) => {
     const lines = await rawExchange(
@@ -182,21 +208,20 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
       if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
       return res.result;
     },
-    log: () => logText,
+    log: served.log,
     async stop() {
       if (!exited) {
         try {
-          child.kill("SIGTERM");
+          served.child.kill("SIGTERM");
         } catch { /* gone */ }
       }
-      await status;
-      await drained;
+      await served.exited;
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
   try {
     await waitUntil("the host to answer system.ping", async () => {
-      if (exited) throw new Error(`host exited: ${logText}`);
+      if (exited) throw new Error(`host exited: ${served.log()}`);
       return (await rpc("system.ping")).result;
     }, { timeoutMs: 15_000 });
   } catch (e) {

@@ -3,10 +3,7 @@
  * errors, `--detach`, autostart, and clean shutdown on SIGTERM/SIGINT.
  */
 import assert from "node:assert/strict";
-import { rawExchange, ROOT, runCli, waitUntil, withHost } from "./_harness.ts";
-
-const MAIN = `${ROOT}main.ts`;
-const CONFIG = `${ROOT}deno.json`;
+import { exists, rawExchange, runCli, type Served, spawnServe, waitUntil, withHost } from "./_harness.ts";
 
 /** The environment a host or CLI gets in these tests. */
 function baseEnv(socket: string, config: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -22,34 +19,6 @@ function baseEnv(socket: string, config: string, extra: Record<string, string> =
 }
 
 /** A `paneflow serve` child we control (signals, exit status, stderr). */
-interface Served {
-  child: Deno.ChildProcess;
-  stderr(): string;
-  /** Resolves with the exit code once the host has exited and its output is drained. */
-  exited: Promise<number>;
-}
-
-function spawnServe(env: Record<string, string>): Served {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "serve"],
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  const dec = new TextDecoder();
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s) text += dec.decode(chunk, { stream: true });
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  const exited = child.status.then(async (s) => {
-    await drained;
-    return s.code;
-  });
-  return { child, stderr: () => text, exited };
-}
-
 async function ping(socket: string): Promise<boolean> {
   try {
     const lines = await rawExchange(
@@ -58,15 +27,6 @@ async function ping(socket: string): Promise<boolean> {
       { timeoutMs: 2000 },
     );
     return lines.length > 0 && JSON.parse(lines[0]).result?.pong === true;
-  } catch {
-    return false;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
   } catch {
     return false;
   }
@@ -151,7 +111,7 @@ Deno.test("serve: takes over a stale socket left by a killed host", async () => 
     const second = spawnServe(env);
     try {
       await waitUntil("the second host to answer on the stale path", () => ping(socket));
-      assert.match(second.stderr(), /listening on/);
+      assert.match(second.log(), /listening on/);
     } finally {
       await stopServed(second);
     }
@@ -210,8 +170,8 @@ Deno.test("serve: SIGTERM gives every pane SIGHUP, removes the socket and exits 
       }
       s.child.kill("SIGTERM");
       const code = await s.exited;
-      assert.equal(code, 0, s.stderr());
-      assert.match(s.stderr(), /shutting down/);
+      assert.equal(code, 0, s.log());
+      assert.match(s.log(), /shutting down/);
       assert.equal(await exists(socket), false, "the socket file is removed");
       for (const file of [hupA, hupB]) {
         const text = await waitUntil(`${file} to be written by the HUP trap`, async () => {
@@ -238,7 +198,7 @@ Deno.test("serve: SIGINT also shuts down cleanly", async () => {
     try {
       await waitUntil("the host to answer", () => ping(socket));
       s.child.kill("SIGINT");
-      assert.equal(await s.exited, 0, s.stderr());
+      assert.equal(await s.exited, 0, s.log());
       assert.equal(await exists(socket), false);
     } finally {
       await stopServed(s);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ROOT } from "./_harness.ts";
+import { exists, ROOT } from "./_harness.ts";
 
 const INSTALL_SH = `${ROOT}install.sh`;
 /** What install.sh asks for on this machine. */
@@ -59,15 +59,6 @@ async function withTemp(fn: (dir: string) => Promise<void>) {
     await fn(dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -6,10 +6,17 @@
  * failure / timeout, teardown auto and keep, prune after the host is killed).
  */
 import assert from "node:assert/strict";
-import { readPane, ROOT, runCli, type TestHost, waitUntil, withHost } from "./_harness.ts";
-
-const MAIN = `${ROOT}main.ts`;
-const CONFIG = `${ROOT}deno.json`;
+import {
+  exists,
+  readPane,
+  ROOT,
+  runCli,
+  type Served,
+  spawnServe,
+  type TestHost,
+  waitUntil,
+  withHost,
+} from "./_harness.ts";
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
   const out = await new Deno.Command("git", {
@@ -37,15 +44,6 @@ async function makeRepo(dir: string): Promise<string> {
   await Deno.writeTextFile(`${repo}/.env.local`, "LOCAL=1\n");
   await Deno.writeTextFile(`${repo}/.env.untracked`, "NOT_IGNORED=1\n");
   return Deno.realPathSync(repo);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface UpPane {
@@ -448,32 +446,13 @@ command = "exec sleep 600"
   });
 });
 
-/** A host we can SIGKILL: `paneflow serve` with our own environment. */
-async function serve(env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "serve"],
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let log = "";
-  const dec = new TextDecoder();
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s) log += dec.decode(chunk, { stream: true });
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+/** A host we can SIGKILL: `paneflow serve` with our own environment, once it answers. */
+async function serve(env: Record<string, string>): Promise<Served> {
+  const served = spawnServe(env);
   await waitUntil("the host to answer", async () => (await runCli(["api", "system.ping"], env)).code === 0, {
     timeoutMs: 20_000,
   });
-  return {
-    child,
-    log: () => log,
-    async done() {
-      await child.status;
-      await drained;
-    },
-  };
+  return served;
 }
 
 Deno.test("up: worktrees left by a host killed with SIGKILL are pruned at the next start", async () => {
@@ -500,7 +479,7 @@ Deno.test("up: worktrees left by a host killed with SIGKILL are pruned at the ne
     assert.equal(r.code, 0, r.stderr);
     await Deno.writeTextFile(`${repo}.worktrees/orphan-dirty/wip.txt`, "wip\n");
     first.child.kill("SIGKILL");
-    await first.done();
+    await first.exited;
     assert.ok(await exists(`${repo}.worktrees/orphan`), "a killed host cannot clean up");
 
     const second = await serve(env);
@@ -514,7 +493,7 @@ Deno.test("up: worktrees left by a host killed with SIGKILL are pruned at the ne
       assert.match(second.log(), /orphaned worktree .*\/orphan removed/);
     } finally {
       second.child.kill("SIGTERM");
-      await second.done();
+      await second.exited;
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

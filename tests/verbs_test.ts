@@ -4,7 +4,7 @@
  * aliases, exit codes, and errors as one line on stderr without a stack.
  */
 import assert from "node:assert/strict";
-import { runCli, type RunResult, waitUntil, withHost } from "./_harness.ts";
+import { exists, runCli, type RunResult, waitUntil, withHost } from "./_harness.ts";
 
 /** An environment pointing at a socket path where nothing listens (and nothing may be created). */
 async function noHostEnv(): Promise<{ env: Record<string, string>; dir: string; socket: string }> {
@@ -20,15 +20,6 @@ async function noHostEnv(): Promise<{ env: Record<string, string>; dir: string; 
       PANEFLOW_CONFIG: `${dir}/config.jsonc`,
     },
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** One clear line on stderr, no stack trace. */
