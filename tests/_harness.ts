@@ -74,10 +74,12 @@ export async function runCli(
   args: string[],
   env: Record<string, string>,
   stdin?: string,
+  opts: { cwd?: string; clearEnv?: boolean } = {},
 ): Promise<RunResult> {
   const cmd = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, ...args],
     env,
+    ...opts,
     stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",

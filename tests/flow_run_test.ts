@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { paneflowCommand } from "./_claude.ts";
-import { ROOT, type RunResult, type TestHost, waitUntil, withHost } from "./_harness.ts";
+import { ROOT, runCli, type RunResult, type TestHost, waitUntil, withHost } from "./_harness.ts";
 
 interface StepReport {
   step: string;
@@ -611,18 +611,8 @@ async function cleanEnv(home: string): Promise<Record<string, string>> {
   return { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, DENO_DIR: denoDir };
 }
 
-async function cliIn(env: Record<string, string>, args: string[]): Promise<RunResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", ...MAIN, ...args],
-    env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function cliIn(env: Record<string, string>, args: string[]): Promise<RunResult> {
+  return runCli(args, env, undefined, { clearEnv: true, cwd: ROOT });
 }
 
 /** Whether a host answers on the default socket of a clean environment (another user's). */

@@ -7,7 +7,7 @@
  * `{dir}` in an expected text stands for the fixture directory.
  */
 import assert from "node:assert/strict";
-import { ROOT, type RunResult } from "./_harness.ts";
+import { ROOT, runCli, type RunResult } from "./_harness.ts";
 
 const BASE = `${ROOT}tests/fixtures/flow`;
 const CONCURRENCY = 8;
@@ -19,25 +19,16 @@ async function tomlFiles(dir: string): Promise<string[]> {
 }
 
 /** Runs `paneflow <args>` in `cwd` with no host, no user config and the write gate open. */
-async function cli(args: string[], cwd: string, tmp: string): Promise<RunResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, ...args],
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? tmp,
-      PANEFLOW_CONFIG: `${tmp}/no-config.jsonc`,
-      PANEFLOW_SOCKET_PATH: `${tmp}/no-host.sock`,
-      PANEFLOW_IPC_SCRIPTING: "1",
-      NO_COLOR: "1",
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function cli(args: string[], cwd: string, tmp: string): Promise<RunResult> {
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? tmp,
+    PANEFLOW_CONFIG: `${tmp}/no-config.jsonc`,
+    PANEFLOW_SOCKET_PATH: `${tmp}/no-host.sock`,
+    PANEFLOW_IPC_SCRIPTING: "1",
+    NO_COLOR: "1",
+  };
+  return runCli(args, env, undefined, { cwd, clearEnv: true });
 }
 
 /** Starts the jobs at most `CONCURRENCY` at a time; the promises keep the jobs' order. */
