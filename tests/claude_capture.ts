@@ -13,6 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { CLAUDE_CODE_VERSION, ensureClaude, isIdleComposer, launchClaude } from "./_claude.ts";
+import { ok, screen, waitScreen as waitOnScreen } from "./_agents.ts";
 import { startHost, type TestHost, waitUntil } from "./_harness.ts";
 import { type MockAnthropic, startMockAnthropic } from "./_mock_anthropic.ts";
 
@@ -25,34 +26,19 @@ const only = values.only ? new Set(values.only.split(",")) : null;
 
 const timings: Record<string, number> = {};
 
-async function screen(host: TestHost, pane: string): Promise<string> {
-  const r = await host.cli(["read", pane, "--raw"]);
-  if (r.code !== 0) throw new Error(`read ${pane}: ${r.stderr}`);
-  return r.stdout;
-}
-
 async function cli(host: TestHost, ...args: string[]): Promise<void> {
-  const r = await host.cli(args);
-  if (r.code !== 0) throw new Error(`paneflow ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+  await ok(host, args);
 }
 
-/** Waits until `pred` holds on the pane's screen and returns that screen. */
-async function waitScreen(
+/** Waits until `pred` holds on the pane's screen and returns that screen (15 s by default here). */
+function waitScreen(
   host: TestHost,
   pane: string,
   what: string,
   pred: (s: string) => boolean,
   timeoutMs = 15_000,
 ): Promise<string> {
-  let last = "";
-  try {
-    return await waitUntil(what, async () => {
-      last = await screen(host, pane);
-      return pred(last) && last;
-    }, { timeoutMs, intervalMs: 25 });
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n--- last screen of ${pane} ---\n${last}`);
-  }
+  return waitOnScreen(host, pane, what, pred, timeoutMs);
 }
 
 async function save(name: string, text: string): Promise<void> {
