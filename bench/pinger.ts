@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Rpc } from "./rpc.ts";
+import { RpcConn } from "../tests/_stream.ts";
 
 const scope = self as unknown as {
   postMessage(msg: unknown): void;
@@ -23,7 +23,7 @@ scope.onmessage = async (e: MessageEvent) => {
     return;
   }
   const { socket, intervalMs } = e.data as { socket: string; intervalMs: number };
-  const rpc = await Rpc.connect(socket);
+  const rpc = await RpcConn.open(socket);
   const samples: number[] = [];
   scope.postMessage({ started: true });
   let next = performance.now();

@@ -6,7 +6,7 @@
  */
 import { HOST_V8_FLAGS } from "../src/paths.ts";
 import { waitUntil } from "../tests/_harness.ts";
-import { Rpc } from "./rpc.ts";
+import { RpcConn } from "../tests/_stream.ts";
 
 /** The repo root. */
 export const ROOT = new URL("../", import.meta.url).pathname;
@@ -72,7 +72,7 @@ export interface Host {
   pid: number;
   socket: string;
   env: Record<string, string>;
-  rpc: Rpc;
+  rpc: RpcConn;
   stop(): Promise<void>;
 }
 
@@ -133,7 +133,7 @@ export async function startHost(dir: string, name: string, config: unknown): Pro
     await drained;
   };
   onCleanup(stop);
-  let rpc: Rpc | undefined = undefined;
+  let rpc: RpcConn | undefined = undefined;
   const deadline = performance.now() + 30_000;
   while (true) {
     if (exited) {
@@ -141,7 +141,7 @@ export async function startHost(dir: string, name: string, config: unknown): Pro
       throw new Error(`host ${name} exited: ${log.trim()}`);
     }
     try {
-      const r = await Rpc.connect(socket);
+      const r = await RpcConn.open(socket);
       try {
         await r.call("system.ping");
         break;
@@ -153,7 +153,7 @@ export async function startHost(dir: string, name: string, config: unknown): Pro
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  rpc = await Rpc.connect(socket);
+  rpc = await RpcConn.open(socket);
   return { pid: child.pid, socket, env, rpc, stop };
 }
 

@@ -22,7 +22,7 @@
  * @module
  */
 import { writeAnsiFile, writePlainFile } from "./gen.ts";
-import { Events, type Rpc } from "./rpc.ts";
+import { type EventStream, type RpcConn, subscribe } from "../tests/_stream.ts";
 import {
   cleanupAll,
   type Host,
@@ -35,6 +35,7 @@ import {
   startHost,
   Tmux,
   TmuxControl,
+  waitFor,
 } from "./procs.ts";
 
 // ---------------------------------------------------------------- options
@@ -145,41 +146,20 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 
 // ---------------------------------------------------------------- helpers
 
-/** Records `surface_exited` events as they come. */
+/** Watches `surface_exited` events. */
 class ExitWatch {
-  #seen = new Map<number, number>();
-  #waiters: { ids: Set<number>; resolve: () => void }[] = [];
-  private constructor(readonly events: Events) {
-    events.on((ev) => {
-      if (ev.type !== "surface_exited") return;
-      this.#seen.set(ev.surface_id as number, performance.now());
-      for (const w of [...this.#waiters]) {
-        if ([...w.ids].every((id) => this.#seen.has(id))) {
-          this.#waiters.splice(this.#waiters.indexOf(w), 1);
-          w.resolve();
-        }
-      }
-    });
-  }
+  private constructor(readonly events: EventStream) {}
   static async open(host: Host): Promise<ExitWatch> {
-    const ev = await Events.subscribe(host.socket, { types: ["surface_exited"] });
+    const ev = await subscribe(host.socket, { types: ["surface_exited"] });
     onCleanup(() => ev.close());
     return new ExitWatch(ev);
   }
   /** Resolves once every pane in `ids` has exited (output fully parsed). */
-  all(ids: number[], timeoutMs = 180_000): Promise<void> {
-    const set = new Set(ids);
-    if (ids.every((id) => this.#seen.has(id))) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`panes ${ids.join(",")} did not exit in time`)), timeoutMs);
-      this.#waiters.push({
-        ids: set,
-        resolve: () => {
-          clearTimeout(t);
-          resolve();
-        },
-      });
-    });
+  async all(ids: number[], timeoutMs = 180_000): Promise<void> {
+    await waitFor(`panes ${ids.join(",")} to exit`, () => {
+      const exited = new Set(this.events.of("surface_exited").map((f) => f.surface_id));
+      return ids.every((id) => exited.has(id));
+    }, { timeoutMs, intervalMs: 1 });
   }
 }
 
@@ -189,11 +169,11 @@ interface ReadResult {
   total_lines: number;
 }
 
-function readPane(rpc: Rpc, id: number, lines: number): Promise<ReadResult> {
+function readPane(rpc: RpcConn, id: number, lines: number): Promise<ReadResult> {
   return rpc.call<ReadResult>("surface.read", { surface_id: id, lines, fenced: false });
 }
 
-async function closeWorkspaceOf(rpc: Rpc, id: number) {
+async function closeWorkspaceOf(rpc: RpcConn, id: number) {
   try {
     await rpc.call("surface.close", { surface_id: id });
   } catch { /* best effort */ }

@@ -136,30 +136,53 @@ export async function subscribe(socket: string, opts: SubscribeOptions = {}): Pr
   return stream;
 }
 
-/** A persistent JSON-RPC connection; requests are answered in order. */
+/**
+ * A persistent JSON-RPC connection. Requests may be pipelined: several calls
+ * can be in flight, and the host answers them in order.
+ */
 export class RpcConn {
-  #lines = new Lines();
-  #pending: string[] = [];
-  #buf = new Uint8Array(64 * 1024);
   #id = 0;
+  #waiting: { resolve: (res: Record<string, unknown>) => void; reject: (e: Error) => void }[] = [];
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
 
-  private constructor(readonly conn: Deno.Conn) {}
+  private constructor(readonly conn: Deno.Conn) {
+    this.#pump();
+  }
 
   /** Connects to `socket`. */
   static async open(socket: string): Promise<RpcConn> {
     return new RpcConn(await Deno.connect({ transport: "unix", path: socket }));
   }
 
-  /** Sends a request and returns the whole response object. */
-  async request(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
-    const id = ++this.#id;
-    await writeAll(this.conn, encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n"));
-    while (!this.#pending.length) {
-      const n = await this.conn.read(this.#buf);
-      if (n === null) throw new Error(`Connection closed waiting for ${method}`);
-      this.#pending.push(...this.#lines.push(this.#buf.subarray(0, n)).filter(Boolean));
+  async #pump() {
+    const lines = new Lines();
+    const buf = new Uint8Array(256 * 1024);
+    try {
+      while (true) {
+        const n = await this.conn.read(buf);
+        if (n === null) break;
+        for (const line of lines.push(buf.subarray(0, n))) {
+          if (line) this.#waiting.shift()?.resolve(JSON.parse(line));
+        }
+      }
+    } catch {
+      /* closed locally */
     }
-    return JSON.parse(this.#pending.shift()!);
+    this.#closed = true;
+    for (const w of this.#waiting.splice(0)) w.reject(new Error("Connection closed waiting for an answer"));
+  }
+
+  /** Sends a request and returns the whole response object. */
+  request(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+    if (this.#closed) return Promise.reject(new Error(`Connection closed before ${method}`));
+    const id = ++this.#id;
+    const answer = new Promise<Record<string, unknown>>((resolve, reject) =>
+      this.#waiting.push({ resolve, reject })
+    );
+    const line = encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    this.#writing = this.#writing.then(() => writeAll(this.conn, line)).catch(() => {});
+    return answer;
   }
 
   /** Calls a method and returns its result; throws on an error response. */
