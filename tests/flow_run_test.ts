@@ -5,30 +5,12 @@
  * in a clean environment and --keep-host.
  */
 import assert from "node:assert/strict";
+import type { FlowReport, StepReport } from "../src/flow/runner.ts";
 import { paneflowCommand } from "./_claude.ts";
 import { ROOT, runCli, type RunResult, type TestHost, waitUntil, withHost } from "./_harness.ts";
 
-interface StepReport {
-  step: string;
-  id: string;
-  item: string | null;
-  status: "READY" | "FAILED" | "SKIPPED";
-  started_ms: number | null;
-  duration_ms: number | null;
-  surface_id: number | null;
-  error: string | null;
-  timeout: boolean;
-  cancelled: boolean;
-  submitted: string | null;
-}
-
-interface Report {
-  flow: string;
-  ok: boolean;
-  cancelled: boolean;
-  duration_ms: number;
-  steps: StepReport[];
-  captures: Record<string, string | Record<string, string>>;
+/** `flow run --json`: the runner's report plus the exit code and where the host ran. */
+interface Report extends FlowReport {
   exit_code: number;
   host: string;
 }

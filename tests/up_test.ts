@@ -6,6 +6,7 @@
  * failure / timeout, teardown auto and keep, prune after the host is killed).
  */
 import assert from "node:assert/strict";
+import type { UpPane, UpResult } from "../src/server/up.ts";
 import {
   exists,
   readPane,
@@ -44,26 +45,6 @@ async function makeRepo(dir: string): Promise<string> {
   await Deno.writeTextFile(`${repo}/.env.local`, "LOCAL=1\n");
   await Deno.writeTextFile(`${repo}/.env.untracked`, "NOT_IGNORED=1\n");
   return Deno.realPathSync(repo);
-}
-
-interface UpPane {
-  index: number;
-  surface_id: number;
-  name: string | null;
-  command: string | null;
-  cwd: string;
-  worktree: string | null;
-  port: number | null;
-  reused: boolean;
-  prompt: string | null;
-}
-interface UpResult {
-  index: number;
-  title: string;
-  panes: UpPane[];
-  surface_ids: number[];
-  created: number[];
-  reused: number[];
 }
 
 async function up(host: TestHost, file: string): Promise<UpResult> {
