@@ -11,18 +11,7 @@
  *
  * @module
  */
-
-/** A small seeded PRNG (mulberry32), so every run writes the same bytes. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../tests/_prng.ts";
 
 const WIDE = [..."漢字仮名交文試験中国語符号한국어테스트日本東京都"];
 const NARROW = [..."αβγδεζηθλμπσωабвгдежзийклÀÉÎÕÜçñøåß"];

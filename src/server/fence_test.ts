@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { defang, fence, fenceId } from "./fence.ts";
+import { rng } from "../../tests/_prng.ts";
 
 const OPEN = /^<untrusted_terminal_output id="([0-9a-f]{16})">\n/;
 const CLOSE = "\n</untrusted_terminal_output>";
@@ -12,18 +13,6 @@ const CLOSE = "\n</untrusted_terminal_output>";
 function closingTags(text: string): number {
   const seen = text.normalize("NFKC").toLowerCase().replace(/[\s\p{Cc}\p{Cf}]/gu, "");
   return seen.split("</untrusted_terminal_output").length - 1;
-}
-
-/** A small seeded PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 Deno.test("fence wraps the text with a fresh id", () => {
@@ -155,7 +144,7 @@ Deno.test("no input can produce a second closing tag (property)", () => {
     "x",
     "日本",
   ];
-  const rand = prng(0x5eed);
+  const rand = rng(0x5eed);
   for (let i = 0; i < 20_000; i++) {
     let text = "";
     const n = 1 + Math.floor(rand() * 12);
@@ -172,7 +161,7 @@ Deno.test("no input can produce a second closing tag (property)", () => {
 });
 
 Deno.test("defang only rewrites the opening bracket", () => {
-  const rand = prng(7);
+  const rand = rng(7);
   const pieces = [
     "</untrusted_terminal_output>",
     "abc",

@@ -7,7 +7,14 @@
  * @module
  */
 import { z } from "zod";
-import { type Issue, type LocatedIssue, locateIssues, PaneSpec, type WorkspaceSpec } from "./workspace.ts";
+import {
+  type Issue,
+  Layout,
+  type LocatedIssue,
+  locateIssues,
+  PaneSpec,
+  type WorkspaceSpec,
+} from "./workspace.ts";
 import { checkWorkspace, formatIssue } from "./workspace.ts";
 import { UsageError } from "../errors.ts";
 import { type Locator, parseTomlFile } from "./toml_locate.ts";
@@ -52,7 +59,7 @@ type Step = z.infer<typeof Step>;
 /** The flow file's schema. */
 export const FlowSpec = z.strictObject({
   name: z.string().min(1).optional(),
-  layout: z.enum(["even_h", "even_v", "main_vertical", "tiled"]).optional(),
+  layout: Layout.optional(),
   defaults: z.strictObject({
     timeout_secs: z.number().positive().optional(),
     on_failure: OnFailure.optional(),

@@ -20,7 +20,7 @@ import { type KeyPath, type Locator, parseTomlFile } from "./toml_locate.ts";
 import { EXPECTED, kindOf, suggest, valueAt } from "./_words.ts";
 
 /** Layout presets (seed 000). */
-const Layout = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
+export const Layout = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
 const EnvValue = z.union([z.string(), z.number(), z.boolean()]);
 
 /** One `[[panes]]` entry. */
