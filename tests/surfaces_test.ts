@@ -292,6 +292,27 @@ Deno.test("surfaces: an exited pane stays listed and readable with its exit code
   });
 });
 
+Deno.test("surfaces: a program that closes its terminal before it exits is not hung up; its own exit code is reported", async () => {
+  await withHost({}, async (host) => {
+    // Closing the PTY master hangs the terminal up and the kernel sends SIGHUP:
+    // the host must keep it open until the program has exited. Here the window
+    // between closing the terminal and exiting is wide; `cat` reading EOF has
+    // the same window, a few microseconds wide.
+    const { surface_id: id } = await host.json<{ surface_id: number }>([
+      "new",
+      "-c",
+      "exec 0<&- 1>&- 2>&-; sleep 0.3; exit 7",
+    ]);
+    const { surface_id: cat } = await host.json<{ surface_id: number }>(["split", "h", "-c", "exec cat"]);
+    await host.call("surface.send_text", { surface_id: cat, text: "\x04" });
+    const exited = await waitUntil("both panes to exit", async () => {
+      const [a, b] = [await pane(host, id), await pane(host, cat)];
+      return a?.exited && b?.exited ? [a.exit_code, b.exit_code] : false;
+    });
+    assert.deepEqual(exited, [7, 0]);
+  });
+});
+
 Deno.test("surfaces: status of a live pane without an agent is idle with its output generation", async () => {
   await withHost({}, async (host) => {
     await host.json(["new", "--pane-name", "cat", "-c", "cat"]);

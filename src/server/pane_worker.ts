@@ -45,6 +45,9 @@ const CHANGE_FLUSH_MS = 4;
 const DRAIN_QUIET_MS = 200;
 /** How long after the exit a socket still delivering data is kept open. */
 const DRAIN_MAX_MS = 2000;
+/** Polls for the exit of a program that closed its terminal: first after, and at most every. */
+const EXIT_POLL_MS = 2;
+const EXIT_POLL_MAX_MS = 50;
 /** Snapshots kept per pane for `read --since`. */
 const SNAPSHOTS_KEPT = 16;
 
@@ -74,6 +77,10 @@ interface Pane {
   reportedAt: number;
   /** Paused until the next turn of the event loop (see {@link TURN_BUDGET_MS}). */
   throttled: boolean;
+  /** node-pty reported the program's exit (it has been reaped). */
+  reaped: boolean;
+  /** The pane was closed: its terminal is gone and nothing waits for its output. */
+  disposed: boolean;
 }
 
 /** The worker's global scope (the default lib types `self` as a window). */
@@ -219,6 +226,8 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     destroyAskedAt: 0,
     throttled: false,
     reportedAt: -Infinity,
+    reaped: false,
+    disposed: false,
   };
   if (!scrollback) {
     // xterm has no public event for rows dropped off the top of the scrollback;
@@ -275,6 +284,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     });
   });
   p.onExit(({ exitCode, signal }) => {
+    pane.reaped = true;
     const report = () => {
       pane.exited = true;
       flushChanges();
@@ -295,13 +305,23 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
 }
 
 /**
- * node-pty destroys the PTY socket 200 ms after the child exits unless it
- * reached EOF. While we hold the socket paused for flow control, or while it
- * is still delivering (a busy worker reads late), that would throw away
- * output still in the kernel buffer. Defer the destroy until the socket has
- * been flowing and quiet for {@link DRAIN_QUIET_MS} (a socket that keeps
- * delivering, e.g. from a background process holding the PTY open, at most
- * {@link DRAIN_MAX_MS}).
+ * node-pty closes the PTY master too early in two ways, and we hold it open:
+ *
+ * - On EIO, which comes as soon as the program has closed its end of the
+ *   terminal, often before it has exited. Closing the master hangs the
+ *   terminal up, and the kernel sends the program SIGHUP: a `cat` that read
+ *   EOF and was about to exit 0 is reported killed by SIGHUP (129). So the
+ *   master stays open until the program has been reaped, as a terminal
+ *   emulator keeps its window until its child exits.
+ * - 200 ms after the program exits unless the socket reached EOF. While we
+ *   hold the socket paused for flow control, or while it is still delivering
+ *   (a busy worker reads late), that would throw away output still in the
+ *   kernel buffer. Defer the destroy until the socket has been flowing and
+ *   quiet for {@link DRAIN_QUIET_MS} (a socket that keeps delivering, e.g.
+ *   from a background process holding the PTY open, at most
+ *   {@link DRAIN_MAX_MS}).
+ *
+ * A closed pane (`dispose`) is torn down at once: its program got SIGHUP anyway.
  */
 function guardDrainOnExit(pane: Pane) {
   // deno-lint-ignore no-explicit-any
@@ -311,10 +331,15 @@ function guardDrainOnExit(pane: Pane) {
   socket.destroy = (...args: unknown[]) => {
     const now = performance.now();
     if (!pane.destroyAskedAt) pane.destroyAskedAt = now;
-    const flowing = now - pane.lastDataAt < DRAIN_QUIET_MS && now - pane.destroyAskedAt < DRAIN_MAX_MS;
-    if (pane.paused || pane.throttled || pane.pending > 0 || flowing) {
+    // EIO: every byte has been read (the kernel hands out what is buffered first).
+    const eof = (args[0] as { code?: string } | undefined)?.code === "EIO";
+    const flowing = !eof && now - pane.lastDataAt < DRAIN_QUIET_MS &&
+      now - pane.destroyAskedAt < DRAIN_MAX_MS;
+    if (!pane.disposed && (mustWait(pane) || flowing || programRunning(pane))) {
       pane.deferredDestroy = () => destroy(...args);
-      if (!pane.paused && !pane.throttled) scheduleDeferredDestroy(pane);
+      if (pane.paused || pane.throttled) return socket; // resuming schedules it
+      if (flowing || pane.pending > 0) scheduleDeferredDestroy(pane);
+      else awaitExit(pane, EXIT_POLL_MS);
       return socket;
     }
     return destroy(...args);
@@ -322,19 +347,55 @@ function guardDrainOnExit(pane: Pane) {
   pane.pty.onData(() => scheduleDeferredDestroy(pane));
 }
 
+/** Output is held back (flow control) or still being parsed. */
+function mustWait(pane: Pane): boolean {
+  return pane.paused || pane.throttled || pane.pending > 0;
+}
+
+/**
+ * The pane's program has not exited yet (a zombie has: it no longer minds a
+ * hang-up). node-pty reports the exit only once the socket is closed, so
+ * this asks /proc.
+ */
+function programRunning(pane: Pane): boolean {
+  if (pane.reaped) return false;
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pane.pty.pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
 function scheduleDeferredDestroy(pane: Pane) {
   if (!pane.deferredDestroy) return;
   if (pane.drainTimer !== null) clearTimeout(pane.drainTimer);
+  if (pane.disposed) return destroyDeferred(pane);
   // A socket still flowing long after the exit (a background process holding
   // the PTY) is destroyed anyway, unless we hold it paused.
   const late = pane.parseNow !== null && performance.now() - pane.destroyAskedAt > DRAIN_MAX_MS;
   pane.drainTimer = setTimeout(() => {
     pane.drainTimer = null;
-    if (pane.paused || pane.throttled || pane.pending > 0) return scheduleDeferredDestroy(pane);
-    const destroy = pane.deferredDestroy;
-    pane.deferredDestroy = null;
-    destroy?.();
+    if (mustWait(pane)) return scheduleDeferredDestroy(pane);
+    awaitExit(pane, EXIT_POLL_MS);
   }, late ? 0 : DRAIN_QUIET_MS);
+}
+
+/** Destroys the socket once the program has exited: it may have closed its terminal and live on a while. */
+function awaitExit(pane: Pane, delay: number) {
+  if (!programRunning(pane)) return destroyDeferred(pane);
+  pane.drainTimer = setTimeout(() => {
+    pane.drainTimer = null;
+    if (mustWait(pane)) return scheduleDeferredDestroy(pane);
+    awaitExit(pane, Math.min(2 * delay, EXIT_POLL_MAX_MS));
+  }, delay);
+}
+
+function destroyDeferred(pane: Pane) {
+  const destroy = pane.deferredDestroy;
+  pane.deferredDestroy = null;
+  destroy?.();
 }
 
 function mustGet(id: number): Pane {
@@ -440,12 +501,19 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       if (!pane) return null;
       panes.delete(req.id);
       dirty.delete(req.id);
+      throttledPanes.delete(pane);
+      pane.disposed = true;
       if (!pane.exited) {
         try {
           pane.pty.kill("SIGHUP");
         } catch { /* already gone */ }
       }
       pane.term.dispose();
+      // Its parser callbacks never come now: nothing may wait for them.
+      if (pane.paused || pane.throttled) pane.pty.resume();
+      pane.paused = pane.throttled = false;
+      pane.pending = 0;
+      scheduleDeferredDestroy(pane);
       return null;
     }
     case "read": {
