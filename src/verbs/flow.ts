@@ -134,7 +134,14 @@ export default defineVerb({
     const { runFlow, exitCodeOf } = await import("../flow/runner.ts");
     const { LineProgress, LiveProgress, renderReport } = await import("../flow/report.ts");
     const abort = new AbortController();
-    const onSigint = () => abort.abort();
+    const onSigint = () => {
+      if (!abort.signal.aborted) return abort.abort();
+      // A second Ctrl-C while the first one winds down: leave at once. The
+      // embedded host's panes get SIGHUP from the kernel as its PTYs close.
+      console.error("paneflow: interrupted again; exiting without the report");
+      if (tempDir) Deno.removeSync(tempDir, { recursive: true });
+      Deno.exit(130);
+    };
     Deno.addSignalListener("SIGINT", onSigint);
     const progress = opts.json
       ? new LineProgress(true)
