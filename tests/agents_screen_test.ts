@@ -313,3 +313,28 @@ Deno.test("Claude Code without hooks: state from the screen, ps, explain, an emp
   const total = Date.now() - started;
   assert.ok(total < 60_000, `took ${total} ms`);
 });
+
+Deno.test("agents: status, explain and ps know an agent the moment it runs, not at the next scan", async () => {
+  await withHost({}, async (host) => {
+    // Detection reads argv, so bash's `exec -a claude` makes a claude out of sleep. The
+    // delay lets the detection done when the pane is created see only the shell.
+    const { surface_id: id } = await host.json<{ surface_id: number }>([
+      "new",
+      "--pane-name",
+      "fake",
+      "-c",
+      `exec bash -c 'sleep 0.3; exec -a claude sleep 60'`,
+    ]);
+    await waitUntil("the pane's program to be claude", async () => {
+      const { surfaces } = await host.call<{ surfaces: { surface_id: number; argv: string[] }[] }>(
+        "surface.list",
+      );
+      return surfaces.find((p) => p.surface_id === id)?.argv[0] === "claude";
+    }, { intervalMs: 5 });
+    // The periodic scan runs once a second; each of these must find the agent itself.
+    const s = await status(host, "fake");
+    assert.deepEqual([s.tool, s.reason], ["claude", "no_hook"]);
+    const { agents } = await host.json<{ agents: { surface_id: number; tool: string }[] }>(["ps", "--json"]);
+    assert.deepEqual(agents.map((a) => [a.surface_id, a.tool]), [[id, "claude"]]);
+  });
+});

@@ -135,9 +135,11 @@ export class AgentTracker {
         }
         break;
       }
-      case "surface_created":
-        this.detectNow(id).catch(() => {});
+      case "surface_created": {
+        const s = this._registry.surfaces.get(id);
+        if (s) this.detectUntracked([s]).catch(() => {});
         break;
+      }
       case "surface_exited": {
         const a = this.#agents.get(id);
         if (a) this.#exit(a, ev.exit_code as number);
@@ -568,10 +570,21 @@ export class AgentTracker {
     return processGroupsAsync(g === null ? new Set() : new Set([g]));
   }
 
-  /** Runs process detection for one pane now (e.g. before a submit), not at the next scan. */
-  async detectNow(id: number): Promise<void> {
-    const groups = await this.#groupsOf(this._registry.surfaces.get(id));
-    this.#detect(id, groups);
+  /**
+   * Runs process detection now, not at the next scan, for the live panes with
+   * no agent yet: a pane just created, a submit, or a status asked for moments
+   * after an agent started in the pane.
+   */
+  async detectUntracked(surfaces: Iterable<Surface>): Promise<void> {
+    const todo = [...surfaces].filter((s) => !s.exit && !this.#agents.has(s.id));
+    const wanted = new Set<number>();
+    for (const s of todo) {
+      const g = foregroundGroup(s.pid);
+      if (g !== null) wanted.add(g);
+    }
+    if (!wanted.size) return;
+    const groups = await processGroupsAsync(wanted);
+    for (const s of todo) if (!this.#agents.has(s.id)) this.#detect(s.id, groups);
   }
 
   /** The tracked agent's state, or null. */

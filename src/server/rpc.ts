@@ -180,8 +180,16 @@ const handlers: Handlers = {
     registry.focus(s);
     return registry.describe(s);
   },
-  "surface.status": ({ registry, agents }, p) => agents.status(registry.surface(p.surface_id)),
-  "surface.explain": ({ registry, agents }, p) => agents.explain(registry.surface(p.surface_id)),
+  "surface.status": async ({ registry, agents }, p) => {
+    const s = registry.surface(p.surface_id);
+    await agents.detectUntracked([s]);
+    return agents.status(s);
+  },
+  "surface.explain": async ({ registry, agents }, p) => {
+    const s = registry.surface(p.surface_id);
+    await agents.detectUntracked([s]);
+    return agents.explain(s);
+  },
   "surface.close": async ({ registry }, p) => {
     const s = registry.surface(p.surface_id);
     await registry.closeSurface(s);
@@ -202,7 +210,7 @@ const handlers: Handlers = {
       bracketed = modes.bracketed_paste;
     }
     // An agent started moments ago may not have been scanned yet.
-    if (p.submit && !ctx.agents.toolOf(s.id)) await ctx.agents.detectNow(s.id);
+    if (p.submit) await ctx.agents.detectUntracked([s]);
     if (p.submit && ctx.agents.toolOf(s.id)) {
       let text = p.text;
       let viaFile: string | null = null;
@@ -268,7 +276,10 @@ const handlers: Handlers = {
     });
     return registry.describe(s);
   },
-  "fleet.list": ({ agents }) => ({ agents: agents.fleet() }),
+  "fleet.list": async ({ registry, agents }) => {
+    await agents.detectUntracked(registry.surfaces.values());
+    return { agents: agents.fleet() };
+  },
   "ai.session_start": (ctx, p) => hook(ctx, "ai.session_start", p),
   "ai.prompt_submit": (ctx, p) => hook(ctx, "ai.prompt_submit", p),
   "ai.tool_use": (ctx, p) => hook(ctx, "ai.tool_use", p),
