@@ -86,6 +86,13 @@ export function foregroundGroup(pid: number): number | null {
   }
 }
 
+/** The leaders of the given process groups only (no /proc scan): a few small reads. */
+export function groupLeaders(only: Set<number>): Map<number, ProcessInfo[]> {
+  const groups = new Map<number, ProcessInfo[]>();
+  for (const pgrp of only) addMember(groups, pgrp, pgrp);
+  return groups;
+}
+
 /**
  * The members of the given process groups (one /proc scan), read without
  * blocking the event loop: the host's socket keeps answering meanwhile.

@@ -182,12 +182,12 @@ const handlers: Handlers = {
   },
   "surface.status": async ({ registry, agents }, p) => {
     const s = registry.surface(p.surface_id);
-    await agents.detectUntracked([s]);
+    await agents.detectUntracked([s], true);
     return agents.status(s);
   },
   "surface.explain": async ({ registry, agents }, p) => {
     const s = registry.surface(p.surface_id);
-    await agents.detectUntracked([s]);
+    await agents.detectUntracked([s], true);
     return agents.explain(s);
   },
   "surface.close": async ({ registry }, p) => {
@@ -277,7 +277,7 @@ const handlers: Handlers = {
     return registry.describe(s);
   },
   "fleet.list": async ({ registry, agents }) => {
-    await agents.detectUntracked(registry.surfaces.values());
+    await agents.detectUntracked(registry.surfaces.values(), true);
     return { agents: agents.fleet() };
   },
   "ai.session_start": (ctx, p) => hook(ctx, "ai.session_start", p),
