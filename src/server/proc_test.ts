@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { foreground, groupLeaders, parsePgrp, parseTpgid, processGroupsAsync } from "./proc.ts";
+import { foreground, groupLeaders, parseTpgid, processGroupsAsync } from "./proc.ts";
 
 /** A /proc/<pid>/stat line: pid (comm) state ppid pgrp session tty_nr tpgid flags ... */
 function stat(comm: string, tpgid: number | string): string {
@@ -41,21 +41,21 @@ Deno.test("foreground: a pid that does not exist is null", () => {
   assert.equal(foreground(2 ** 22 + 12345), null);
 });
 
-Deno.test("groupLeaders: the leader of each group with its argv; the same as a /proc scan finds for it", async () => {
-  const child = new Deno.Command("sleep", { args: ["30"], stdout: "null", stderr: "null" }).spawn();
+Deno.test("groupLeaders: a group's leader with its argv, as a /proc scan finds it; no leader, no entry", async () => {
+  // setsid makes sleep the leader of a process group of its own.
+  const child = new Deno.Command("setsid", { args: ["sleep", "30"], stdout: "null", stderr: "null" }).spawn();
   try {
     // Spawning returns before the exec is done.
     while (!(await Deno.readTextFile(`/proc/${child.pid}/cmdline`)).endsWith("sleep\x0030\0")) {
       await new Promise((r) => setTimeout(r, 1));
     }
-    // sleep stays in this test's process group, whose leader is this group's first process.
-    const pgrp = parsePgrp(await Deno.readTextFile(`/proc/${child.pid}/stat`))!;
-    const leaders = groupLeaders(new Set([pgrp, 2 ** 22 + 12345]));
-    assert.deepEqual([...leaders.keys()], [pgrp], "a group with no leader is left out");
-    const [leader] = leaders.get(pgrp)!;
-    const scan = (await processGroupsAsync(new Set([pgrp]))).get(pgrp)!;
-    assert.deepEqual(scan.find((p) => p.pid === pgrp), leader);
-    assert.ok(scan.some((p) => p.pid === child.pid && p.argv[0].endsWith("sleep") && p.argv[1] === "30"));
+    const leaders = groupLeaders(new Set([child.pid, 2 ** 22 + 12345]));
+    assert.deepEqual([...leaders.entries()], [[child.pid, [{
+      pid: child.pid,
+      pgrp: child.pid,
+      argv: ["sleep", "30"],
+    }]]]);
+    assert.deepEqual((await processGroupsAsync(new Set([child.pid]))).get(child.pid), leaders.get(child.pid));
   } finally {
     child.kill();
     await child.status;
