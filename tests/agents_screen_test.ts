@@ -314,27 +314,43 @@ Deno.test("Claude Code without hooks: state from the screen, ps, explain, an emp
   assert.ok(total < 60_000, `took ${total} ms`);
 });
 
-Deno.test("agents: status, explain and ps know an agent the moment it runs, not at the next scan", async () => {
+Deno.test("agents: status and ps know an agent the moment it runs, not at the next scan", async () => {
   await withHost({}, async (host) => {
-    // Detection reads argv, so bash's `exec -a claude` makes a claude out of sleep. The
-    // delay lets the detection done when the pane is created see only the shell.
-    const { surface_id: id } = await host.json<{ surface_id: number }>([
-      "new",
-      "--pane-name",
-      "fake",
-      "-c",
-      `exec bash -c 'sleep 0.3; exec -a claude sleep 60'`,
-    ]);
-    await waitUntil("the pane's program to be claude", async () => {
-      const { surfaces } = await host.call<{ surfaces: { surface_id: number; argv: string[] }[] }>(
+    // Detection reads argv, so bash's `exec -a claude` makes a claude out of sleep: one
+    // the pane's program becomes, and one its shell runs as a child. The delay lets
+    // the detection done when a pane is created see only the shell.
+    const panes: Record<string, string> = {
+      execd: `exec bash -c 'sleep 0.3; exec -a claude sleep 60'`,
+      child: `exec bash -c 'sleep 0.3; (exec -a claude sleep 60); true'`,
+    };
+    const ids: Record<string, number> = {};
+    for (const [name, command] of Object.entries(panes)) {
+      ids[name] =
+        (await host.json<{ surface_id: number }>(["new", "--pane-name", name, "-c", command])).surface_id;
+    }
+    await waitUntil("a claude in each pane", async () => {
+      const { surfaces } = await host.call<{ surfaces: { surface_id: number; pid: number }[] }>(
         "surface.list",
       );
-      return surfaces.find((p) => p.surface_id === id)?.argv[0] === "claude";
+      for (const p of surfaces) {
+        const children = await Deno.readTextFile(`/proc/${p.pid}/task/${p.pid}/children`).catch(() => "");
+        const pids = [p.pid, ...children.split(" ").filter(Boolean)];
+        const argvs = await Promise.all(
+          pids.map((pid) => Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "")),
+        );
+        if (!argvs.some((a) => a.startsWith("claude\0"))) return false;
+      }
+      return surfaces.length === 2;
     }, { intervalMs: 5 });
     // The periodic scan runs once a second; each of these must find the agent itself.
-    const s = await status(host, "fake");
-    assert.deepEqual([s.tool, s.reason], ["claude", "no_hook"]);
+    for (const name of Object.keys(panes)) {
+      const s = await status(host, name);
+      assert.deepEqual([s.tool, s.reason], ["claude", "no_hook"], name);
+    }
     const { agents } = await host.json<{ agents: { surface_id: number; tool: string }[] }>(["ps", "--json"]);
-    assert.deepEqual(agents.map((a) => [a.surface_id, a.tool]), [[id, "claude"]]);
+    assert.deepEqual(agents.map((a) => [a.surface_id, a.tool]), [[ids.execd, "claude"], [
+      ids.child,
+      "claude",
+    ]]);
   });
 });

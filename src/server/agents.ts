@@ -12,7 +12,7 @@ import { detectFamily } from "../agents/detect.ts";
 import { type AiFrame, WAITING_NOTIFICATIONS } from "../agents/hook.ts";
 import type { BusEvent, EventBus } from "./bus.ts";
 import type { PanePool } from "./pane_pool.ts";
-import { foreground, foregroundGroup, groupLeaders, processGroupsAsync, type ProcessInfo } from "./proc.ts";
+import { foreground, foregroundGroup, groupHeads, processGroupsAsync, type ProcessInfo } from "./proc.ts";
 import type { Registry, Surface } from "./registry.ts";
 
 /** Screen rules per agent family. */
@@ -574,9 +574,9 @@ export class AgentTracker {
    * Runs process detection now, not at the next scan, for the live panes with
    * no agent yet: a pane just created, a submit, or a question (`status`,
    * `explain`, `ps`) moments after an agent started in the pane. `quick` looks
-   * at each pane's foreground process only, a few small reads cheap enough for
-   * every question; otherwise the whole foreground group (one /proc scan),
-   * which also finds an agent that a shell runs as its child.
+   * at the foreground group's leader and its children only, a few small reads
+   * cheap enough for every question; otherwise the whole foreground group
+   * (one /proc scan), which also finds an agent further down.
    */
   async detectUntracked(surfaces: Iterable<Surface>, quick = false): Promise<void> {
     const todo = [...surfaces].filter((s) => !s.exit && !this.#agents.has(s.id));
@@ -586,7 +586,7 @@ export class AgentTracker {
       if (g !== null) wanted.add(g);
     }
     if (!wanted.size) return;
-    const groups = quick ? groupLeaders(wanted) : await processGroupsAsync(wanted);
+    const groups = quick ? groupHeads(wanted) : await processGroupsAsync(wanted);
     for (const s of todo) if (!this.#agents.has(s.id)) this.#detect(s.id, groups);
   }
 

@@ -86,11 +86,31 @@ export function foregroundGroup(pid: number): number | null {
   }
 }
 
-/** The leaders of the given process groups only (no /proc scan): a few small reads. */
-export function groupLeaders(only: Set<number>): Map<number, ProcessInfo[]> {
+/**
+ * The leader of each given process group and the leader's children in that
+ * group: a few small reads, no /proc scan. That finds a program the group's
+ * leader is, or that a shell leading it runs (`sh -c claude`), not one deeper
+ * down.
+ */
+export function groupHeads(only: Set<number>): Map<number, ProcessInfo[]> {
   const groups = new Map<number, ProcessInfo[]>();
-  for (const pgrp of only) addMember(groups, pgrp, pgrp);
+  for (const pgrp of only) {
+    addMember(groups, pgrp, pgrp);
+    for (const child of childrenOf(pgrp)) {
+      try {
+        if (parsePgrp(Deno.readTextFileSync(`/proc/${child}/stat`)) === pgrp) addMember(groups, child, pgrp);
+      } catch { /* gone */ }
+    }
+  }
   return groups;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).split(" ").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { foreground, groupLeaders, parseTpgid } from "./proc.ts";
+import { foreground, groupHeads, parseTpgid } from "./proc.ts";
 
 /** A /proc/<pid>/stat line: pid (comm) state ppid pgrp session tty_nr tpgid flags ... */
 function stat(comm: string, tpgid: number | string): string {
@@ -41,8 +41,9 @@ Deno.test("foreground: a pid that does not exist is null", () => {
   assert.equal(foreground(2 ** 22 + 12345), null);
 });
 
-Deno.test("groupLeaders: the process whose pid is the group id, with its argv; none for a group without one", () => {
+Deno.test("groupHeads: the process whose pid is the group id comes first, with its argv; none for a group without one", () => {
   const argv = Deno.readTextFileSync(`/proc/${Deno.pid}/cmdline`).split("\0").slice(0, -1);
-  const leaders = groupLeaders(new Set([Deno.pid, 2 ** 22 + 12345]));
-  assert.deepEqual([...leaders.entries()], [[Deno.pid, [{ pid: Deno.pid, pgrp: Deno.pid, argv }]]]);
+  const heads = groupHeads(new Set([Deno.pid, 2 ** 22 + 12345]));
+  assert.deepEqual([...heads.keys()], [Deno.pid]);
+  assert.deepEqual(heads.get(Deno.pid)![0], { pid: Deno.pid, pgrp: Deno.pid, argv });
 });
