@@ -406,7 +406,11 @@ Deno.test("hooked Claude Code: a turn, a permission dialog, an interrupt, an API
             "the command ran",
           );
 
-          const frames = w.frames().slice(from);
+          // The watch is a separate process: its frames may trail the status just polled.
+          const frames = await waitUntil("ai.stop on watch", () => {
+            const f = w.frames().slice(from);
+            return f.some((x) => x.type === "ai.stop") && f;
+          });
           const seq = trail(frames);
           const iWait = seq.findIndex((x) => x.endsWith(":waiting_for_input"));
           const iStop = seq.indexOf("ai.stop:finished");

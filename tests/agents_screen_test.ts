@@ -35,6 +35,15 @@ function watchStates(host: TestHost, pane: string) {
     times: () => child.times.slice(1),
     /** The states of agent_state frames from index `from` on. */
     states: (from = 0) => frames().slice(from).filter((f) => f.type === "agent_state").map((f) => f.state),
+    /**
+     * Those states once the last is `state`: the watch is a separate process, so
+     * its frames may trail a status just polled.
+     */
+    statesUntil: (from: number, state: string) =>
+      waitUntil(`${state} on the watch`, () => {
+        const states = frames().slice(from).filter((f) => f.type === "agent_state").map((f) => f.state);
+        return states.at(-1) === state && states;
+      }),
   };
 }
 
@@ -140,7 +149,7 @@ Deno.test("Claude Code without hooks: state from the screen, ps, explain, an emp
         assert.deepEqual({ hooked: f.hooked, reason: f.reason }, NO_HOOK);
         assert.equal(f.last_result, null, "without a Stop hook there is no last_result");
         assert.match(await screen(host, "cs"), /All done\./);
-        assert.deepEqual(w.states(from), ["thinking", "finished"]);
+        assert.deepEqual(await w.statesUntil(from, "finished"), ["thinking", "finished"]);
       });
 
       await t.step("a permission dialog: waiting_for_input with the dialog's question; approve", async () => {
@@ -168,8 +177,7 @@ Deno.test("Claude Code without hooks: state from the screen, ps, explain, an emp
         assert.equal(cs.mock.requests.at(-1)?.answered, "followup", "the mock got the tool_result");
         assert.equal(cs.mock.requests.at(-1)?.toolResults?.[0]?.is_error, false);
         assert.ok((await Deno.stat(`${cs.setup.projectDir}/screen-marker.txt`)).isFile);
-        const states = w.states(from);
-        assert.equal(states.at(-1), "finished", states.join(" "));
+        const states = await w.statesUntil(from, "finished");
         assert.ok(states.indexOf("waiting_for_input") > states.indexOf("thinking"), states.join(" "));
       });
 
