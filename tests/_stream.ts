@@ -19,14 +19,33 @@ async function writeAll(conn: Deno.Conn, data: Uint8Array) {
 }
 
 /** Splits a byte stream into lines. */
-class Lines {
-  #buf = "";
-  #dec = new TextDecoder();
-  push(chunk: Uint8Array): string[] {
-    this.#buf += this.#dec.decode(chunk, { stream: true });
-    const parts = this.#buf.split("\n");
-    this.#buf = parts.pop()!;
-    return parts;
+/** A connection's bytes, read into one reused buffer (each chunk is valid until the next is pulled). */
+async function* chunksOf(conn: Deno.Conn): AsyncGenerator<Uint8Array> {
+  const buf = new Uint8Array(256 * 1024);
+  while (true) {
+    const n = await conn.read(buf);
+    if (n === null) return;
+    yield buf.subarray(0, n);
+  }
+}
+
+/**
+ * The lines of a byte stream, each with the local time its chunk arrived. It
+ * ends quietly when the stream ends or fails (a connection closed locally).
+ */
+async function* linesOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<{ line: string; at: number }> {
+  const dec = new TextDecoder();
+  let buf = "";
+  try {
+    for await (const chunk of chunks) {
+      const at = performance.now();
+      buf += dec.decode(chunk, { stream: true });
+      const parts = buf.split("\n");
+      buf = parts.pop()!;
+      for (const line of parts) yield { line, at };
+    }
+  } catch {
+    /* closed locally */
   }
 }
 
@@ -57,21 +76,14 @@ export class EventStream {
   }
 
   async #read() {
-    const lines = new Lines();
-    const buf = new Uint8Array(64 * 1024);
     try {
-      while (true) {
-        const n = await this.conn.read(buf);
-        if (n === null) break;
-        const now = performance.now();
-        for (const line of lines.push(buf.subarray(0, n))) {
-          if (!line) continue;
-          this.frames.push(JSON.parse(line));
-          this.times.push(now);
-        }
+      for await (const { line, at } of linesOf(chunksOf(this.conn))) {
+        if (!line) continue;
+        this.frames.push(JSON.parse(line));
+        this.times.push(at);
       }
     } catch {
-      /* closed locally */
+      /* not JSON: the stream is broken */
     }
     this.#ended = true;
   }
@@ -156,18 +168,12 @@ export class RpcConn {
   }
 
   async #pump() {
-    const lines = new Lines();
-    const buf = new Uint8Array(256 * 1024);
     try {
-      while (true) {
-        const n = await this.conn.read(buf);
-        if (n === null) break;
-        for (const line of lines.push(buf.subarray(0, n))) {
-          if (line) this.#waiting.shift()?.resolve(JSON.parse(line));
-        }
+      for await (const { line } of linesOf(chunksOf(this.conn))) {
+        if (line) this.#waiting.shift()?.resolve(JSON.parse(line));
       }
     } catch {
-      /* closed locally */
+      /* not JSON: the connection is broken */
     }
     this.#closed = true;
     for (const w of this.#waiting.splice(0)) w.reject(new Error("Connection closed waiting for an answer"));
@@ -230,13 +236,9 @@ export function spawnCli(args: string[], env: Record<string, string>): CliChild 
   let exited = false;
   let exitedAt: number | null = null;
   const outDone = (async () => {
-    const splitter = new Lines();
-    for await (const chunk of child.stdout) {
-      const now = performance.now();
-      for (const l of splitter.push(chunk)) {
-        lines.push(l);
-        times.push(now);
-      }
+    for await (const { line, at } of linesOf(child.stdout)) {
+      lines.push(line);
+      times.push(at);
     }
   })();
   const errDone = (async () => {
