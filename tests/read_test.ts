@@ -309,3 +309,28 @@ Deno.test("read: scrollback is bounded by terminal.scrollback_lines and eof mark
     assert.equal(beyond.code, 2);
   });
 });
+
+Deno.test("read: repeated reads of a quiet pane follow its new output and a resize's rewrap", async () => {
+  await withHost({}, async (host) => {
+    // One 300-character line: two rows at 200 columns.
+    const id = await paneWith(host, "wide", "printf '%0300d\\n' 0; echo END; exec cat", "END");
+    const rows = async () =>
+      (await host.call<ReadResult>("surface.read", { surface_id: id, fenced: false, lines: 10 })).text
+        .split("\n").filter((row) => row !== "");
+    const zeros = (text: string[]) => text.filter((row) => /^0+$/.test(row)).map((row) => row.length);
+    const first = await rows();
+    assert.deepEqual(zeros(first), [200, 100]);
+    // The same read again, of a pane that has not changed, gives the same rows.
+    assert.deepEqual(await rows(), first);
+    // A split halves the pane's width: no output, but the line now takes four rows.
+    const split = await host.cli(["split", "h", "--target", String(id), "--command", "cat"]);
+    assert.equal(split.code, 0, split.stderr);
+    const after = await rows();
+    assert.equal(zeros(after).reduce((a, b) => a + b, 0), 300);
+    assert.ok(zeros(after).length >= 3, `rewrapped rows: ${JSON.stringify(zeros(after))}`);
+    // New output shows up in the next read.
+    const typed = await host.cli(["send", String(id), "hello\r"]);
+    assert.equal(typed.code, 0, typed.stderr);
+    await waitUntil("the echo of hello", async () => (await rows()).includes("hello"));
+  });
+});

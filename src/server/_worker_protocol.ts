@@ -4,6 +4,13 @@
  * @module
  */
 
+/**
+ * How often a pane that keeps printing reports its new output generation
+ * (`changed`): a quiet pane's first output is reported at once, further
+ * output within this many ms in one report when they end.
+ */
+export const CHANGE_FLUSH_MS = 4;
+
 /** A request from the main thread; `rid` pairs it with its reply. */
 export type WorkerRequest =
   & { rid: number }

@@ -24,7 +24,13 @@
  */
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
-import type { ReadResult, WorkerEvent, WorkerReply, WorkerRequest } from "./_worker_protocol.ts";
+import {
+  CHANGE_FLUSH_MS,
+  type ReadResult,
+  type WorkerEvent,
+  type WorkerReply,
+  type WorkerRequest,
+} from "./_worker_protocol.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
@@ -39,8 +45,6 @@ import {
 
 const HIGH_WATER = 2 * 1024 * 1024;
 const LOW_WATER = 256 * 1024;
-/** How often dirty panes report their new output generation. */
-const CHANGE_FLUSH_MS = 4;
 /** Quiet time before a socket whose process exited is destroyed. */
 const DRAIN_QUIET_MS = 200;
 /** How long after the exit a socket still delivering data is kept open. */
