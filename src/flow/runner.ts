@@ -7,9 +7,8 @@
  *
  * @module
  */
-import { Client } from "../client.ts";
+import { Client, type PaneInfo } from "../client.ts";
 import { RpcError } from "../errors.ts";
-import type { PaneInfo } from "../selector.ts";
 import { type FlowPlan, type StepInstance, substitute } from "../spec/flow.ts";
 
 /** Lines a `ready` pattern scans. */

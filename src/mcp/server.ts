@@ -15,10 +15,9 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import process from "node:process";
 import { z } from "zod";
-import { Client } from "../client.ts";
+import { Client, type PaneInfo } from "../client.ts";
 import { CliFailure, RpcError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
-import type { PaneInfo } from "../selector.ts";
 import { defang, fence } from "../server/fence.ts";
 import { VERSION } from "../spec/codes.ts";
 import { paneUri, resolveTarget, TargetError } from "./targets.ts";

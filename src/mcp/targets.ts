@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { matchPanes, type PaneInfo } from "../selector.ts";
+import { matchPanes, type PaneInfo } from "../client.ts";
 
 /** A target that names no pane or several; the message lists what there is. */
 export class TargetError extends Error {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { PaneInfo } from "../selector.ts";
+import type { PaneInfo } from "../client.ts";
 import { describePane, paneUri, resolveTarget, TargetError } from "./targets.ts";
 
 function pane(surface_id: number, name: string | null, extra: Partial<PaneInfo> = {}): PaneInfo {

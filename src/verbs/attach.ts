@@ -1,6 +1,5 @@
-import { Client } from "../client.ts";
+import { Client, listPanes, pickOne } from "../client.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
-import { listPanes, pickOne } from "../selector.ts";
 import { explainGate } from "./send.ts";
 import { defineVerb } from "./_verb.ts";
 

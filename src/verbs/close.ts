@@ -1,5 +1,4 @@
-import { withClient } from "../client.ts";
-import { resolveOne } from "../selector.ts";
+import { resolveOne, withClient } from "../client.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({

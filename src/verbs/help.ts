@@ -1,8 +1,7 @@
 import { CliFailure } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
-import { renderHelp } from "./_args.ts";
 import { findVerb, usage } from "./mod.ts";
-import { defineVerb } from "./_verb.ts";
+import { defineVerb, renderHelp } from "./_verb.ts";
 
 export default defineVerb({
   name: "help",

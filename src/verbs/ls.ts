@@ -1,7 +1,6 @@
-import { withClient } from "../client.ts";
+import { listPanes, withClient } from "../client.ts";
 import { CliFailure } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
-import { listPanes } from "../selector.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 
 export default defineVerb({

@@ -5,9 +5,15 @@
  * xterm) out of every start's module graph, which halves a one-shot `read`
  * (bench/). `deno task compile` names the verb modules with `--include`.
  *
+ * `read` is the exception: it is imported here, with the client modules it
+ * shares with every other client verb. It is the verb scripts and agents run
+ * in loops, and a dynamic import costs a one-shot start ~0.5 ms beyond the
+ * modules it loads (bench/); the other client verbs then load one module.
+ *
  * @module
  */
 import type { Verb } from "./_verb.ts";
+import read from "./read.ts";
 
 /** A registry entry. */
 export interface VerbEntry {
@@ -41,7 +47,7 @@ export const verbs: VerbEntry[] = [
     name: "read",
     aliases: ["read_pane"],
     summary: "Read a pane's screen and scrollback",
-    load: () => dyn("./read.ts"),
+    load: () => Promise.resolve({ default: read as Verb }),
   },
   {
     name: "search",

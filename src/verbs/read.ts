@@ -1,6 +1,5 @@
-import { withClient } from "../client.ts";
-import { resolveOne } from "../selector.ts";
-import { defineVerb, printJson } from "./_verb.ts";
+import { resolveOne, withClient } from "../client.ts";
+import { defineVerb, printJson, printLine } from "./_verb.ts";
 
 export default defineVerb({
   name: "read",
@@ -38,7 +37,7 @@ export default defineVerb({
       else if (opts.fenced) params.fenced = true;
       const result = await client.call<{ text: string }>("surface.read", params);
       if (opts.json) printJson(result);
-      else if (result.text) console.log(result.text);
+      else if (result.text) printLine(result.text);
       return 0;
     });
   },

@@ -1,6 +1,5 @@
-import { withClient } from "../client.ts";
+import { resolveMany, resolveOne, withClient } from "../client.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
-import { resolveMany, resolveOne } from "../selector.ts";
 import { ErrorReason } from "../spec/codes.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 

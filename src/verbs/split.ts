@@ -1,6 +1,5 @@
-import { withClient } from "../client.ts";
+import { resolveOne, withClient } from "../client.ts";
 import { UsageError } from "../errors.ts";
-import { resolveOne } from "../selector.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 import { absoluteDir } from "./_env.ts";
 

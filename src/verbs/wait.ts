@@ -1,6 +1,5 @@
-import { Client } from "../client.ts";
+import { Client, listPanes, matchPanes, type PaneInfo } from "../client.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
-import { listPanes, matchPanes, type PaneInfo } from "../selector.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 

@@ -1,6 +1,5 @@
-import { Client, withClient } from "../client.ts";
+import { Client, resolveMany, withClient } from "../client.ts";
 import { CliFailure, RpcError } from "../errors.ts";
-import { resolveMany } from "../selector.ts";
 import { defineVerb } from "./_verb.ts";
 
 export default defineVerb({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../errors.ts";
-import { type OptionSpec, parseArgs, type PositionalSpec, renderHelp } from "./_args.ts";
+import { type OptionSpec, parseArgs, type PositionalSpec, renderHelp } from "./_verb.ts";
 
 const OPTIONS = {
   json: { type: "boolean", description: "Print JSON" },
