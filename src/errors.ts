@@ -10,6 +10,7 @@ import { ErrorCode, ErrorReason, ExitCode } from "./spec/codes.ts";
 /** Bad command-line input: exit 2. */
 export class UsageError extends Error {
   override name = "UsageError";
+  readonly exitCode: number = ExitCode.Usage;
 }
 
 /** A failure with an exit code chosen by the verb. */
@@ -43,11 +44,14 @@ export class RpcError extends Error {
   }
 }
 
-/** Maps any thrown value to one stderr line and an exit code. */
+/**
+ * Maps any thrown value to one stderr line and an exit code. Our errors are
+ * told by the exit code they carry, not by their class: in the bundled CLI
+ * (scripts/build.ts) each verb file holds its own copy of these classes.
+ */
 export function describeError(err: unknown): { message: string; exitCode: number } {
-  if (err instanceof UsageError) return { message: err.message, exitCode: ExitCode.Usage };
-  if (err instanceof CliFailure) return { message: err.message, exitCode: err.exitCode };
-  if (err instanceof RpcError) return { message: err.message, exitCode: err.exitCode };
+  const exitCode = err instanceof Error ? (err as Error & { exitCode?: unknown }).exitCode : undefined;
+  if (err instanceof Error && typeof exitCode === "number") return { message: err.message, exitCode };
   const message = err instanceof Error ? err.message : String(err);
   return { message: `Internal error: ${message}`, exitCode: ExitCode.Failure };
 }

@@ -49,3 +49,13 @@ Deno.test("describeError maps each error root", () => {
   });
   assert.deepEqual(describeError("boom"), { message: "Internal error: boom", exitCode: 1 });
 });
+
+Deno.test("describeError maps errors of another copy of these classes by their exit code", () => {
+  // The bundled CLI's verb files each hold their own copy of the error classes.
+  class CopyOfCliFailure extends Error {
+    constructor(message: string, readonly exitCode: number) {
+      super(message);
+    }
+  }
+  assert.deepEqual(describeError(new CopyOfCliFailure("no pane", 3)), { message: "no pane", exitCode: 3 });
+});
