@@ -39,7 +39,7 @@ function verbModules(): string[] {
     .map((e) => `${dir}${e.name}`)
     .sort();
 }
-import { parseArgs } from "node:util";
+import { Failure, fromCaller, parseOptions, runScript } from "./_script.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const DENO = Deno.execPath();
@@ -74,12 +74,6 @@ Options:
 Environment:
   DENORT_BIN         Path to the unzipped denort executable of Deno ${DENO_VERSION} for
                      the target, used instead of downloading it from dl.deno.land`;
-
-class Failure extends Error {
-  constructor(message: string, readonly code = 1) {
-    super(message);
-  }
-}
 
 function denortUrl(target: string): string {
   return `https://dl.deno.land/release/v${DENO_VERSION}/denort-${target}.zip`;
@@ -265,37 +259,21 @@ async function smokeTest(bin: string): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        target: { type: "string" },
-        output: { type: "string" },
-        release: { type: "boolean", default: false },
-        "no-smoke": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new Failure(`${(e as Error).message}\n\n${USAGE}`, 2);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  const values = parseOptions(argv, {
+    target: { type: "string" },
+    output: { type: "string" },
+    release: { type: "boolean", default: false },
+    "no-smoke": { type: "boolean", default: false },
+  }, USAGE);
+  if (!values) return;
   const target = values.target ?? Deno.build.target;
   if (!(target in TARGETS)) {
     throw new Failure(`Unsupported target "${target}"; use one of: ${Object.keys(TARGETS).join(", ")}`, 2);
   }
   const { os, arch } = TARGETS[target];
   const asset = `paneflow-${os}-${arch}`;
-  // `deno task` runs in the config's directory; a relative --output means the caller's.
-  const base = Deno.env.get("INIT_CWD") ?? Deno.cwd();
   const output = values.output
-    ? (values.output.startsWith("/") ? values.output : `${base}/${values.output}`)
+    ? fromCaller(values.output)
     : `${ROOT}dist/${values.release ? asset : "paneflow"}`;
   const outDir = output.slice(0, output.lastIndexOf("/")) || "/";
   const name = output.slice(output.lastIndexOf("/") + 1);
@@ -373,12 +351,4 @@ async function main(argv: string[]): Promise<void> {
   );
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    if (!(e instanceof Failure)) throw e;
-    console.error(`compile: ${e.message}`);
-    Deno.exit(e.code);
-  }
-}
+if (import.meta.main) await runScript("compile", main);

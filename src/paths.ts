@@ -35,7 +35,7 @@ export const HOST_V8_FLAGS = "--max-semi-space-size=1";
 
 /**
  * The argv that runs this program with `args`: the compiled binary itself,
- * or `deno run -A <main.ts>` with the project's config in development
+ * or `deno run -A <main.ts or the bundle's main.js>` with the project's config
  * (`host: true` adds {@link HOST_V8_FLAGS} there).
  */
 export function selfCommand(args: string[], opts: { host?: boolean } = {}): string[] {
@@ -43,7 +43,17 @@ export function selfCommand(args: string[], opts: { host?: boolean } = {}): stri
   const base = exe.slice(exe.lastIndexOf("/") + 1);
   if (!/^deno(\.exe)?$/.test(base)) return [exe, ...args];
   const main = new URL(Deno.mainModule);
-  const config = new URL("./deno.json", main);
   const v8 = opts.host ? [`--v8-flags=${HOST_V8_FLAGS}`] : [];
-  return [exe, "run", "-A", "--quiet", ...v8, `--config=${config.pathname}`, main.pathname, ...args];
+  return [exe, "run", "-A", "--quiet", ...v8, `--config=${projectConfig(main)}`, main.pathname, ...args];
+}
+
+/** The deno.json beside main.ts, or above the bundled CLI's main.js (dist/cli/). */
+function projectConfig(main: URL): string {
+  for (let dir = new URL(".", main); dir.pathname !== "/"; dir = new URL("..", dir)) {
+    const config = new URL("deno.json", dir);
+    try {
+      if (Deno.statSync(config).isFile) return config.pathname;
+    } catch { /* not here */ }
+  }
+  return new URL("deno.json", main).pathname;
 }

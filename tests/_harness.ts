@@ -69,6 +69,18 @@ export async function waitUntil<T>(
   }
 }
 
+/** Runs a command to its end (stdin closed unless `opts` says otherwise) and decodes what it printed. */
+export async function runCommand(
+  cmd: string,
+  args: string[],
+  opts: Omit<Deno.CommandOptions, "args" | "stdout" | "stderr"> = {},
+): Promise<RunResult> {
+  const out = await new Deno.Command(cmd, { stdin: "null", ...opts, args, stdout: "piped", stderr: "piped" })
+    .output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
 /** Runs the CLI with `env` (no host implied). */
 export async function runCli(
   args: string[],

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ROOT } from "./_harness.ts";
+import { ROOT, runCommand } from "./_harness.ts";
 import { executableKind } from "../scripts/compile.ts";
 
 /** Runs the compile task's script with `env` on top of ours. */
@@ -9,17 +9,11 @@ async function compile(args: string[], env: Record<string, string | undefined> =
     if (v === undefined) delete full[k];
     else full[k] = v;
   }
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}scripts/compile.ts`, ...args],
+  return await runCommand(Deno.execPath(), ["run", "-A", `${ROOT}scripts/compile.ts`, ...args], {
     cwd: ROOT,
     env: full,
     clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  });
 }
 
 function elfHeader(machine: number): Uint8Array {

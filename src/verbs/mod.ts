@@ -23,25 +23,37 @@ export interface VerbEntry {
   load: () => Promise<{ default: Verb }>;
 }
 
+/**
+ * Where the verb modules are: beside this file when it runs from source; in
+ * the bundled CLI (`deno task build`: dist/cli/), which always runs through
+ * its main.js, every verb is `src/verbs/<name>.js` below that. (Relative to
+ * main.js, not to this code: `help` holds a copy of it in its own file.)
+ */
+const FROM_SOURCE = import.meta.url.endsWith(".ts");
+
 // A specifier in a variable is not followed when the CLI starts, so the heavy
 // verbs' modules (and their npm packages) stay out of every start's module graph.
-const dyn = (specifier: string) =>
-  import(new URL(specifier, import.meta.url).href) as Promise<{ default: Verb }>;
+function dyn(file: string): Promise<{ default: Verb }> {
+  const url = FROM_SOURCE
+    ? new URL(`./${file}.ts`, import.meta.url)
+    : new URL(`./src/verbs/${file}.js`, Deno.mainModule);
+  return import(url.href);
+}
 
 /** Every verb, in help order. */
 export const verbs: VerbEntry[] = [
   {
     name: "serve",
     summary: "Run the host (foreground, or --detach)",
-    load: () => dyn("./serve.ts"),
+    load: () => dyn("serve"),
   },
-  { name: "new", summary: "Create a workspace with one pane", load: () => dyn("./new.ts") },
-  { name: "split", summary: "Split a pane (h: right, v: below)", load: () => dyn("./split.ts") },
+  { name: "new", summary: "Create a workspace with one pane", load: () => dyn("new") },
+  { name: "split", summary: "Split a pane (h: right, v: below)", load: () => dyn("split") },
   {
     name: "ls",
     aliases: ["list_panes"],
     summary: "List panes (JSON; --human for a table)",
-    load: () => dyn("./ls.ts"),
+    load: () => dyn("ls"),
   },
   {
     name: "read",
@@ -53,57 +65,57 @@ export const verbs: VerbEntry[] = [
     name: "search",
     aliases: ["search_pane"],
     summary: "Search a pane's scrollback",
-    load: () => dyn("./search.ts"),
+    load: () => dyn("search"),
   },
-  { name: "send", summary: "Type text into a pane (gated)", load: () => dyn("./send.ts") },
-  { name: "key", summary: "Send one named keystroke (gated)", load: () => dyn("./key.ts") },
+  { name: "send", summary: "Type text into a pane (gated)", load: () => dyn("send") },
+  { name: "key", summary: "Send one named keystroke (gated)", load: () => dyn("key") },
   {
     name: "attach",
     summary: "Show a pane in this terminal and type into it (Ctrl-] detaches)",
-    load: () => dyn("./attach.ts"),
+    load: () => dyn("attach"),
   },
   {
     name: "wait",
     summary: "Block until panes match a pattern and/or go idle",
-    load: () => dyn("./wait.ts"),
+    load: () => dyn("wait"),
   },
-  { name: "watch", summary: "Stream events as JSON lines", load: () => dyn("./watch.ts") },
-  { name: "status", summary: "Show a pane's agent state", load: () => dyn("./status.ts") },
-  { name: "ps", summary: "List detected agents across workspaces", load: () => dyn("./ps.ts") },
+  { name: "watch", summary: "Stream events as JSON lines", load: () => dyn("watch") },
+  { name: "status", summary: "Show a pane's agent state", load: () => dyn("status") },
+  { name: "ps", summary: "List detected agents across workspaces", load: () => dyn("ps") },
   {
     name: "explain",
     summary: "Explain why a pane's agent state is what it is",
-    load: () => dyn("./explain.ts"),
+    load: () => dyn("explain"),
   },
-  { name: "up", summary: "Bring up a workspace from a TOML spec", load: () => dyn("./up.ts") },
+  { name: "up", summary: "Bring up a workspace from a TOML spec", load: () => dyn("up") },
   {
     name: "flow",
     summary: "Run or validate a multi-agent pipeline (TOML DAG)",
-    load: () => dyn("./flow.ts"),
+    load: () => dyn("flow"),
   },
-  { name: "select", summary: "Make a workspace active", load: () => dyn("./select.ts") },
-  { name: "focus", summary: "Focus a pane and its workspace", load: () => dyn("./focus.ts") },
-  { name: "rename", summary: "Rename a pane", load: () => dyn("./rename.ts") },
-  { name: "close", summary: "Close a pane (SIGHUP to its program)", load: () => dyn("./close.ts") },
-  { name: "layout", summary: "Apply a layout to a workspace", load: () => dyn("./layout.ts") },
+  { name: "select", summary: "Make a workspace active", load: () => dyn("select") },
+  { name: "focus", summary: "Focus a pane and its workspace", load: () => dyn("focus") },
+  { name: "rename", summary: "Rename a pane", load: () => dyn("rename") },
+  { name: "close", summary: "Close a pane (SIGHUP to its program)", load: () => dyn("close") },
+  { name: "layout", summary: "Apply a layout to a workspace", load: () => dyn("layout") },
   {
     name: "hooks",
     summary: "Install paneflow's hooks into Claude Code (setup|status|uninstall)",
-    load: () => dyn("./hooks.ts"),
+    load: () => dyn("hooks"),
   },
   {
     name: "ai-hook",
     summary: "Lifecycle hook that agents call (always exits 0)",
-    load: () => dyn("./ai_hook.ts"),
+    load: () => dyn("ai_hook"),
   },
-  { name: "mcp", summary: "Serve the MCP bridge, or install it", load: () => dyn("./mcp.ts") },
+  { name: "mcp", summary: "Serve the MCP bridge, or install it", load: () => dyn("mcp") },
   {
     name: "api",
     summary: "Call a JSON-RPC method, or print the protocol schema",
-    load: () => dyn("./api.ts"),
+    load: () => dyn("api"),
   },
-  { name: "version", summary: "Print the version", load: () => dyn("./version.ts") },
-  { name: "help", summary: "Show help for paneflow or a verb", load: () => dyn("./help.ts") },
+  { name: "version", summary: "Print the version", load: () => dyn("version") },
+  { name: "help", summary: "Show help for paneflow or a verb", load: () => dyn("help") },
 ];
 
 /** Finds a verb by name or alias. */

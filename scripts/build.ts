@@ -1,0 +1,165 @@
+/**
+ * Builds the bundled CLI (`deno task build`): `dist/cli/main.js` and one
+ * file per light verb, as plain JavaScript.
+ *
+ *   deno task build [--out <dir>]
+ *   deno task install            # build, then install `paneflow` to run it
+ *
+ * Under `deno run`, each module a start loads costs it ~0.1 ms (reading it,
+ * checking its transpiled copy, compiling it), which is most of what a
+ * one-shot `paneflow read` adds to Deno's own start (bench/). Bundled,
+ * `read` is one file (main.js holds it with the client, as main.ts imports
+ * them) and every other light verb two: main.js and its own self-contained
+ * file. The heavy verbs (the host, `up`, `flow`, the MCP bridge, `api`: their
+ * graphs hold npm packages) are not bundled: the bundle holds a one-line
+ * re-export of each from the source tree, so src/verbs/mod.ts finds every
+ * verb as `src/verbs/<name>.js` beside the bundle's main.js, and the host
+ * still runs from source, with its worker and npm packages where Deno
+ * expects them. Error classes then exist in several copies, which is why
+ * src/errors.ts maps errors by their exit code, not by their class.
+ *
+ * A build checks that no bundled file holds or imports an npm package: a
+ * light verb that starts importing one fails the build, naming the file and
+ * the package, instead of pulling the package into every start.
+ *
+ * @module
+ */
+import { relative } from "node:path";
+import { Failure, fromCaller, parseOptions, runScript } from "./_script.ts";
+
+export { Failure };
+
+const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
+const VERBS = `${ROOT}src/verbs/`;
+
+/** Verbs whose module graphs hold npm packages: loaded from source, never bundled. */
+export const HEAVY_VERBS = ["serve", "up", "flow", "mcp", "api"];
+
+const USAGE = `Usage: deno task build [--out <dir>] [--install]
+
+Bundles the CLI into <dir> (default: dist/cli): main.js is the program.
+
+Options:
+  --out <dir>   Where to write the bundle (emptied first)
+  --install     Then install it as \`paneflow\` (deno install -g -f)
+  -h, --help    Show this help`;
+
+/** The verb modules (src/verbs/<name>.ts, without helpers, tests or the registry). */
+function verbNames(): string[] {
+  return [...Deno.readDirSync(VERBS)]
+    .map((e) => e.name)
+    .filter((n) => n.endsWith(".ts") && !n.startsWith("_") && !n.endsWith("_test.ts") && n !== "mod.ts")
+    .map((n) => n.slice(0, -3))
+    .sort();
+}
+
+async function* jsFiles(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) yield* jsFiles(path);
+    else if (e.name.endsWith(".js")) yield path;
+  }
+}
+
+/** Static imports (their `from` lines), bare side-effect imports and literal dynamic imports. */
+const IMPORTS =
+  /^(?:import\b|export\b|\})[^\n]*?\bfrom\s*"([^"]+)"|^import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"/m;
+/** The comment deno bundle puts before each module it inlined, for an npm package's. */
+const PACKAGE = /^\/\/ (?:node_modules\/|npm:)(\S+)/m;
+
+/**
+ * The bundled files must hold no npm package (deno bundle inlines what it
+ * finds in node_modules/) and import nothing (no remote module).
+ */
+async function checkSelfContained(out: string, stubs: Set<string>): Promise<void> {
+  for await (const file of jsFiles(out)) {
+    if (stubs.has(file)) continue;
+    const text = await Deno.readTextFile(file);
+    const imported = IMPORTS.exec(text);
+    const inlined = PACKAGE.exec(text);
+    const what = imported
+      ? `imports "${imported[1] ?? imported[2] ?? imported[3]}"`
+      : inlined && `holds ${inlined[1]}`;
+    if (what) {
+      throw new Failure(
+        `${relative(out, file)} ${what}: a bundled verb must not load npm packages ` +
+          `(list it in HEAVY_VERBS in scripts/build.ts to load it from source instead)`,
+      );
+    }
+  }
+}
+
+/** Builds the bundle into `out` (emptied first), leaving the `heavy` verbs in the source tree. */
+export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise<void> {
+  const names = verbNames();
+  const light = names.filter((n) => !heavy.includes(n));
+  await Deno.remove(out, { recursive: true }).catch(() => {});
+  const bundled = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--outdir",
+      out,
+      `${ROOT}main.ts`,
+      ...light.map((n) => `${VERBS}${n}.ts`),
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (bundled.code !== 0) {
+    throw new Failure(`deno bundle failed:\n${new TextDecoder().decode(bundled.stderr).trim()}`);
+  }
+  const stubs = new Set<string>();
+  for (const name of heavy) {
+    const stub = `${out}/src/verbs/${name}.js`;
+    await Deno.mkdir(`${out}/src/verbs`, { recursive: true });
+    const source = relative(`${out}/src/verbs`, `${VERBS}${name}.ts`);
+    await Deno.writeTextFile(
+      stub,
+      `// Loaded from source (scripts/build.ts: HEAVY_VERBS).\nexport { default } from "${source}";\n`,
+    );
+    stubs.add(stub);
+  }
+  for (const name of light) {
+    try {
+      await Deno.stat(`${out}/src/verbs/${name}.js`);
+    } catch {
+      throw new Failure(`deno bundle wrote no src/verbs/${name}.js into ${out}`);
+    }
+  }
+  await checkSelfContained(out, stubs);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const values = parseOptions(argv, {
+    out: { type: "string" },
+    install: { type: "boolean", default: false },
+  }, USAGE);
+  if (!values) return;
+  const out = (values.out ? fromCaller(values.out) : `${ROOT}dist/cli`).replace(/\/+$/, "");
+  await build(out);
+  console.error(`Built ${out}/main.js`);
+  if (values.install) {
+    const installed = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "install",
+        "-g",
+        "-A",
+        "-f",
+        "--quiet",
+        "-n",
+        "paneflow",
+        `--config=${ROOT}deno.json`,
+        `${out}/main.js`,
+      ],
+      stdin: "null",
+    }).output();
+    if (installed.code !== 0) throw new Failure("deno install failed");
+  }
+}
+
+if (import.meta.main) await runScript("build", main);
