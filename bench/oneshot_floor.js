@@ -2,13 +2,15 @@
  * The floor for a one-shot read under `deno run`: one file, no argument
  * parsing, no dispatch, no error handling. It connects, sends one
  * `surface.read`, prints the text and exits, as `paneflow read <id> --raw`
- * does, so bench/run.ts can show what is left for the CLI itself.
+ * does, so bench/run.ts can show what is left for the CLI itself. Plain
+ * JavaScript, like the bundled CLI: a .ts file also pays for its transpiled
+ * copy being checked.
  *
- *   deno run -A bench/oneshot_floor.ts <surface_id>
+ *   deno run -A bench/oneshot_floor.js <surface_id>
  *
  * @module
  */
-const conn = await Deno.connect({ transport: "unix", path: Deno.env.get("PANEFLOW_SOCKET_PATH")! });
+const conn = await Deno.connect({ transport: "unix", path: Deno.env.get("PANEFLOW_SOCKET_PATH") });
 const request = {
   jsonrpc: "2.0",
   id: 1,
