@@ -22,13 +22,31 @@ function invokedAs(): string | null {
   return argv0.slice(argv0.lastIndexOf("/") + 1);
 }
 
+/**
+ * `args` with the carriage returns Deno dropped: it strips one trailing "\r"
+ * from every argument, so `paneflow send p $'make\r'` would type no Enter.
+ * On Linux the kernel's copy of our argv (/proc/self/cmdline) still has them.
+ */
+function withTrailingCRs(args: string[]): string[] {
+  try {
+    const all = Deno.readTextFileSync("/proc/self/cmdline").split("\0").slice(0, -1);
+    const tail = all.slice(all.length - args.length);
+    if (tail.length === args.length && tail.every((a, i) => a === args[i] || a === `${args[i]}\r`)) {
+      return tail;
+    }
+  } catch {
+    // No /proc (macOS): what Deno gave is all there is.
+  }
+  return args;
+}
+
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const as = invokedAs();
   if (as === "paneflow-mcp") argv = ["mcp", ...argv];
   else if (as === "paneflow-ai-hook") argv = ["ai-hook", ...argv];
   if (argv[0] === "--version" || argv[0] === "-V") argv = ["version"];
-  const [name, ...rest] = argv;
+  const [name, ...given] = argv;
   if (name === undefined) {
     console.error(usage());
     return ExitCode.Usage;
@@ -42,6 +60,8 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`paneflow: unknown verb "${name}"\n\n${usage()}`);
     return ExitCode.Usage;
   }
+  // Only `send` types its arguments; the other verbs need not pay for the read.
+  const rest = entry.name === "send" ? withTrailingCRs(given) : given;
   try {
     const verb = (await entry.load()).default;
     return await runVerb(verb, rest);

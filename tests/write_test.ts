@@ -156,6 +156,9 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       const stdin = await host.cli(["send", "raw", "-"], { stdin: "from-stdin" });
       assert.equal(stdin.code, 0, stdin.stderr);
       await expectReceived(host, "raw", "hello world^I!M-CM-)from-stdin");
+      // A trailing CR is typed too (Deno drops it from argv; /proc/self/cmdline keeps it).
+      assert.equal((await host.cli(["send", "raw", "cr\r"])).code, 0);
+      await expectReceived(host, "raw", "hello world^I!M-CM-)from-stdincr^M");
     });
 
     await t.step("send --submit without bracketed paste types the text then CR", async () => {
