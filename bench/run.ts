@@ -581,7 +581,8 @@ async function benchOneshot(
   delete env.PANEFLOW_CONFIG;
   const deno = Deno.execPath();
   // The CLI as `deno task install` runs it: bundled (scripts/build.ts), built now from this tree.
-  const bundle = await Deno.makeTempDir({ prefix: "pf-bench-cli-" });
+  await Deno.mkdir(`${ROOT}dist`, { recursive: true });
+  const bundle = await Deno.makeTempDir({ dir: `${ROOT}dist`, prefix: "bench-cli-" });
   onCleanup(() => Deno.remove(bundle, { recursive: true }));
   await build(bundle);
   const ours = `${bundle}/main.js`;

@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import { Failure, fromCaller, parseOptions, runScript } from "./_script.ts";
 
 export { Failure };
@@ -40,8 +40,10 @@ const USAGE = `Usage: deno task build [--out <dir>] [--install]
 Bundles the CLI into <dir> (default: dist/cli): main.js is the program.
 
 Options:
-  --out <dir>   Where to write the bundle (emptied first)
-  --install     Then install it as \`paneflow\` (deno install -g -f)
+  --out <dir>   Where to write the bundle, inside the project (whose deno.json
+                it runs with); emptied first if it holds an earlier build
+  --install     Then put \`paneflow\`, \`paneflow-mcp\` and \`paneflow-ai-hook\`
+                commands that run it into $PANEFLOW_INSTALL_DIR (default ~/.local/bin)
   -h, --help    Show this help`;
 
 /** The verb modules (src/verbs/<name>.ts, without helpers, tests or the registry). */
@@ -89,11 +91,37 @@ async function checkSelfContained(out: string, stubs: Set<string>): Promise<void
   }
 }
 
-/** Builds the bundle into `out` (emptied first), leaving the `heavy` verbs in the source tree. */
+/** The file that marks a directory as a build of ours, so a rebuild may empty it. */
+const MARKER = ".paneflow-cli";
+
+/**
+ * Empties `out` for a new build: it must be below the project (the bundle
+ * runs with the project's deno.json, found above it) and either missing,
+ * empty or an earlier build.
+ */
+function clearOut(out: string): void {
+  if (!`${out}/`.startsWith(ROOT) || `${out}/` === ROOT) {
+    throw new Failure(`${out} is not inside the project (${ROOT}), whose deno.json the bundle runs with`, 2);
+  }
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(out)].map((e) => e.name);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  if (names.length && !names.includes(MARKER)) {
+    throw new Failure(`${out} is not empty and holds no earlier build; refusing to empty it`, 2);
+  }
+  Deno.removeSync(out, { recursive: true });
+}
+
+/** Builds the bundle into `out` (see {@link clearOut}), leaving the `heavy` verbs in the source tree. */
 export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise<void> {
+  out = resolve(out);
   const names = verbNames();
   const light = names.filter((n) => !heavy.includes(n));
-  await Deno.remove(out, { recursive: true }).catch(() => {});
+  clearOut(out);
   const bundled = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -132,6 +160,39 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
     }
   }
   await checkSelfContained(out, stubs);
+  await Deno.writeTextFile(
+    `${out}/${MARKER}`,
+    "Built by scripts/build.ts; a rebuild empties this directory.\n",
+  );
+}
+
+/** A word for sh, in single quotes. */
+function shQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Writes `paneflow` (and `paneflow-mcp`, `paneflow-ai-hook`, which run its
+ * `mcp` and `ai-hook` verbs) into `dir`: sh scripts that run the bundle with
+ * the Deno running this build and the project's deno.json.
+ */
+export async function install(out: string, dir: string): Promise<string[]> {
+  await Deno.mkdir(dir, { recursive: true });
+  const run = [Deno.execPath(), "run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${out}/main.js`];
+  const written: string[] = [];
+  for (
+    const [name, verb] of [["paneflow", []], ["paneflow-mcp", ["mcp"]], ["paneflow-ai-hook", [
+      "ai-hook",
+    ]]] as const
+  ) {
+    const path = `${dir}/${name}`;
+    const script = `#!/bin/sh\n# ${name}: the bundled CLI of ${ROOT} (deno task install)\n` +
+      `exec ${[...run, ...verb].map(shQuote).join(" ")} "$@"\n`;
+    await Deno.writeTextFile(`${path}.tmp`, script, { mode: 0o755 });
+    await Deno.rename(`${path}.tmp`, path);
+    written.push(path);
+  }
+  return written;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -140,26 +201,15 @@ async function main(argv: string[]): Promise<void> {
     install: { type: "boolean", default: false },
   }, USAGE);
   if (!values) return;
-  const out = (values.out ? fromCaller(values.out) : `${ROOT}dist/cli`).replace(/\/+$/, "");
+  const out = resolve(values.out ? fromCaller(values.out) : `${ROOT}dist/cli`);
   await build(out);
   console.error(`Built ${out}/main.js`);
-  if (values.install) {
-    const installed = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "install",
-        "-g",
-        "-A",
-        "-f",
-        "--quiet",
-        "-n",
-        "paneflow",
-        `--config=${ROOT}deno.json`,
-        `${out}/main.js`,
-      ],
-      stdin: "null",
-    }).output();
-    if (installed.code !== 0) throw new Failure("deno install failed");
-  }
+  if (!values.install) return;
+  const home = Deno.env.get("HOME") ?? "/";
+  const dir = Deno.env.get("PANEFLOW_INSTALL_DIR") ?? `${home}/.local/bin`;
+  for (const path of await install(out, dir)) console.error(`Installed ${path}`);
+  const onPath = (Deno.env.get("PATH") ?? "").split(":").includes(dir);
+  if (!onPath) console.error(`${dir} is not on your PATH; add it to run paneflow by name.`);
 }
 
 if (import.meta.main) await runScript("build", main);

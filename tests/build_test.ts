@@ -8,13 +8,19 @@ import assert from "node:assert/strict";
 import { build, Failure, HEAVY_VERBS } from "../scripts/build.ts";
 import { ROOT, runCommand, type RunResult, waitUntil, withHost } from "./_harness.ts";
 
+/** A fresh directory for a bundle: inside the project, whose deno.json a bundle runs with. */
+async function bundleDir(): Promise<string> {
+  await Deno.mkdir(`${ROOT}dist`, { recursive: true });
+  return await Deno.makeTempDir({ dir: `${ROOT}dist`, prefix: "test-cli-" });
+}
+
 /** Runs `deno run -A <bundle>/main.js <args>` with `env`. */
 function bundled(dir: string, args: string[], env: Record<string, string>): Promise<RunResult> {
   return runCommand(Deno.execPath(), ["run", "-A", "--quiet", `${dir}/main.js`, ...args], { env, cwd: dir });
 }
 
 Deno.test("build: the bundled CLI runs light and heavy verbs against a real host", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "pf-build-" });
+  const dir = await bundleDir();
   try {
     await build(dir);
     // One file for main.js (with read and the client) and one per verb, heavy ones as re-exports.
@@ -63,7 +69,7 @@ Deno.test("build: the bundled CLI runs light and heavy verbs against a real host
 });
 
 Deno.test("build: a bundled verb that imports an npm package fails the build, naming it", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "pf-build-" });
+  const dir = await bundleDir();
   try {
     // `api` imports zod: bundled, it would load zod on every start of `api`.
     await assert.rejects(
@@ -81,26 +87,61 @@ Deno.test("build: the task's usage errors exit 2", async () => {
   assert.match(out.stderr, /^build: .*frobnicate/);
 });
 
-Deno.test("build: --install puts a paneflow command that runs the bundle", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "pf-build-" });
+Deno.test("build: --install puts paneflow commands that run the bundle, a detached host included", async () => {
+  const dir = await bundleDir();
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: dir,
+    PANEFLOW_INSTALL_DIR: `${dir}/bin`,
+    PANEFLOW_SOCKET_PATH: `${dir}/s.sock`,
+    PANEFLOW_CONFIG: `${dir}/config.jsonc`,
+  };
+  await Deno.writeTextFile(env.PANEFLOW_CONFIG, "{}\n");
+  const pf = (...args: string[]) => runCommand(`${dir}/bin/paneflow`, args, { env });
+  let started = false;
   try {
-    const bin = Deno.execPath().slice(0, Deno.execPath().lastIndexOf("/"));
-    const env = {
-      PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-      DENO_INSTALL_ROOT: `${dir}/root`,
-    };
-    const out = await runCommand(
+    const built = await runCommand(
       Deno.execPath(),
       ["run", "-A", `${ROOT}scripts/build.ts`, "--out", `${dir}/cli`, "--install"],
       { env },
     );
-    assert.equal(out.code, 0, out.stderr);
-    const shim = await Deno.readTextFile(`${dir}/root/bin/paneflow`);
-    assert.match(shim, new RegExp(`${dir}/cli/main\\.js`));
-    const version = await runCommand(`${dir}/root/bin/paneflow`, ["version"], { env });
-    assert.equal(version.code, 0, version.stderr);
-    assert.match(version.stdout, /^paneflow \d+\.\d+\.\d+/);
+    assert.equal(built.code, 0, built.stderr);
+    assert.match(built.stderr, /Installed .*\/bin\/paneflow-ai-hook\n/);
+    assert.match(built.stderr, /is not on your PATH/);
+    assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js' 'mcp' "\$@"$/m);
+    // What the compiled binary's smoke test does: a detached host, a pane, its output read back.
+    const serve = await pf("serve", "--detach");
+    assert.equal(serve.code, 0, serve.stderr);
+    started = true;
+    const created = await pf("new", "-c", "echo installed-$((6*7)); exec cat");
+    assert.equal(created.code, 0, created.stderr);
+    await waitUntil("the pane's output through the installed command", async () => {
+      return (await pf("read", "1", "--raw")).stdout.includes("installed-42");
+    });
   } finally {
+    if (started) await pf("api", "system.shutdown");
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+});
+
+Deno.test("build: refuses an --out outside the project or not its own", async () => {
+  const outside = await runCommand(Deno.execPath(), [
+    "run",
+    "-A",
+    `${ROOT}scripts/build.ts`,
+    "--out",
+    "/tmp",
+  ]);
+  assert.equal(outside.code, 2);
+  assert.match(outside.stderr, /^build: \/tmp is not inside the project/);
+  const source = await runCommand(Deno.execPath(), [
+    "run",
+    "-A",
+    `${ROOT}scripts/build.ts`,
+    "--out",
+    `${ROOT}src`,
+  ]);
+  assert.equal(source.code, 2);
+  assert.match(source.stderr, /src is not empty and holds no earlier build; refusing to empty it/);
+  assert.ok((await Deno.stat(`${ROOT}src/client.ts`)).isFile);
 });
