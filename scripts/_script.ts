@@ -1,12 +1,15 @@
 /**
- * What the task scripts (build, compile) share: a failure that carries its
- * exit code, strict option parsing with `--help`, paths relative to where
- * `deno task` was run, and the entry point that turns a failure into one
- * line on stderr.
+ * What the task scripts (build, compile) share: the project's directory, a
+ * failure that carries its exit code, strict option parsing with `--help`,
+ * paths relative to where `deno task` was run, and the entry point that
+ * turns a failure into one line on stderr.
  *
  * @module
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+
+/** The project's directory, with a trailing slash. */
+export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
 /** A task that cannot be done; `code` is the exit code (2 for usage). */
 export class Failure extends Error {

@@ -25,11 +25,9 @@
  * @module
  */
 import { relative, resolve } from "node:path";
-import { Failure, fromCaller, parseOptions, runScript } from "./_script.ts";
+import { Failure, fromCaller, parseOptions, ROOT, runScript } from "./_script.ts";
 
 export { Failure };
-
-const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const VERBS = `${ROOT}src/verbs/`;
 
 /** Verbs whose module graphs hold npm packages: loaded from source, never bundled. */
@@ -108,6 +106,7 @@ function clearOut(out: string): void {
     names = [...Deno.readDirSync(out)].map((e) => e.name);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return;
+    if (e instanceof Deno.errors.NotADirectory) throw new Failure(`${out} is a file, not a directory`, 2);
     throw e;
   }
   if (names.length && !names.includes(MARKER)) {
@@ -122,6 +121,13 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
   const names = verbNames();
   const light = names.filter((n) => !heavy.includes(n));
   clearOut(out);
+  // Marked before anything else is written: a build that fails half-way
+  // leaves a directory the next build may empty.
+  await Deno.mkdir(out, { recursive: true });
+  await Deno.writeTextFile(
+    `${out}/${MARKER}`,
+    "Built by scripts/build.ts; a rebuild empties this directory.\n",
+  );
   const bundled = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -148,7 +154,9 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
     const source = relative(`${out}/src/verbs`, `${VERBS}${name}.ts`);
     await Deno.writeTextFile(
       stub,
-      `// Loaded from source (scripts/build.ts: HEAVY_VERBS).\nexport { default } from "${source}";\n`,
+      `// Loaded from source (scripts/build.ts: HEAVY_VERBS).\nexport { default } from ${
+        JSON.stringify(source)
+      };\n`,
     );
     stubs.add(stub);
   }
@@ -160,10 +168,6 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
     }
   }
   await checkSelfContained(out, stubs);
-  await Deno.writeTextFile(
-    `${out}/${MARKER}`,
-    "Built by scripts/build.ts; a rebuild empties this directory.\n",
-  );
 }
 
 /** A word for sh, in single quotes. */
@@ -186,7 +190,7 @@ export async function install(out: string, dir: string): Promise<string[]> {
     ]]] as const
   ) {
     const path = `${dir}/${name}`;
-    const script = `#!/bin/sh\n# ${name}: the bundled CLI of ${ROOT} (deno task install)\n` +
+    const script = `#!/bin/sh\n# ${name}: the bundled CLI of ${JSON.stringify(ROOT)} (deno task install)\n` +
       `exec ${[...run, ...verb].map(shQuote).join(" ")} "$@"\n`;
     await Deno.writeTextFile(`${path}.tmp`, script, { mode: 0o755 });
     await Deno.rename(`${path}.tmp`, path);
@@ -206,7 +210,7 @@ async function main(argv: string[]): Promise<void> {
   console.error(`Built ${out}/main.js`);
   if (!values.install) return;
   const home = Deno.env.get("HOME") ?? "/";
-  const dir = Deno.env.get("PANEFLOW_INSTALL_DIR") ?? `${home}/.local/bin`;
+  const dir = resolve(fromCaller(Deno.env.get("PANEFLOW_INSTALL_DIR") ?? `${home}/.local/bin`));
   for (const path of await install(out, dir)) console.error(`Installed ${path}`);
   const onPath = (Deno.env.get("PATH") ?? "").split(":").includes(dir);
   if (!onPath) console.error(`${dir} is not on your PATH; add it to run paneflow by name.`);

@@ -30,18 +30,16 @@
  * @module
  */
 import { HOST_V8_FLAGS } from "../src/paths.ts";
+import { Failure, fromCaller, parseOptions, ROOT, runScript } from "./_script.ts";
 
 /** Every verb module (src/verbs/*.ts without tests). */
 function verbModules(): string[] {
-  const dir = new URL("../src/verbs/", import.meta.url).pathname;
+  const dir = `${ROOT}src/verbs/`;
   return [...Deno.readDirSync(dir)]
     .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
     .map((e) => `${dir}${e.name}`)
     .sort();
 }
-import { Failure, fromCaller, parseOptions, runScript } from "./_script.ts";
-
-const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const DENO = Deno.execPath();
 const DENO_VERSION = Deno.version.deno;
 

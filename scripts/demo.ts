@@ -1,7 +1,7 @@
 /**
  * A guided tour of paneflow: starts a private host on a temp socket and
  * drives it only through the real CLI (`deno run -A main.ts <verb>`), the
- * way a script or an agent would. Run it with `deno task demo`.
+ * way a script or an agent would. Run it with `deno task tour`.
  *
  * Every command is echoed as `$ paneflow ...` with what it printed; lines
  * starting with `…` are the demo polling the CLI until something shows.
@@ -10,8 +10,8 @@
  *
  * @module
  */
+import { ROOT } from "./_script.ts";
 
-const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const MAIN = `${ROOT}main.ts`;
 const CONFIG = `${ROOT}deno.json`;
 const DENO = Deno.execPath();

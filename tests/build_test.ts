@@ -14,6 +14,11 @@ async function bundleDir(): Promise<string> {
   return await Deno.makeTempDir({ dir: `${ROOT}dist`, prefix: "test-cli-" });
 }
 
+/** Runs `deno task build <args>` (scripts/build.ts) with `env`. */
+function buildTask(args: string[], env?: Record<string, string>): Promise<RunResult> {
+  return runCommand(Deno.execPath(), ["run", "-A", `${ROOT}scripts/build.ts`, ...args], env && { env });
+}
+
 /** Runs `deno run -A <bundle>/main.js <args>` with `env`. */
 function bundled(dir: string, args: string[], env: Record<string, string>): Promise<RunResult> {
   return runCommand(Deno.execPath(), ["run", "-A", "--quiet", `${dir}/main.js`, ...args], { env, cwd: dir });
@@ -76,13 +81,18 @@ Deno.test("build: a bundled verb that imports an npm package fails the build, na
       build(dir, HEAVY_VERBS.filter((v) => v !== "api")),
       (e: unknown) => e instanceof Failure && /^src\/verbs\/api\.js holds \S*zod/.test(e.message),
     );
+    // What the failed build left is still ours: the next build empties it.
+    await build(dir);
+    assert.ok((await Deno.stat(`${dir}/main.js`)).isFile);
+    const api = await Deno.readTextFile(`${dir}/src/verbs/api.js`);
+    assert.match(api, /^\/\/ Loaded from source/);
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
 
 Deno.test("build: the task's usage errors exit 2", async () => {
-  const out = await runCommand(Deno.execPath(), ["run", "-A", `${ROOT}scripts/build.ts`, "--frobnicate"]);
+  const out = await buildTask(["--frobnicate"]);
   assert.equal(out.code, 2);
   assert.match(out.stderr, /^build: .*frobnicate/);
 });
@@ -100,11 +110,7 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
   const pf = (...args: string[]) => runCommand(`${dir}/bin/paneflow`, args, { env });
   let started = false;
   try {
-    const built = await runCommand(
-      Deno.execPath(),
-      ["run", "-A", `${ROOT}scripts/build.ts`, "--out", `${dir}/cli`, "--install"],
-      { env },
-    );
+    const built = await buildTask(["--out", `${dir}/cli`, "--install"], env);
     assert.equal(built.code, 0, built.stderr);
     assert.match(built.stderr, /Installed .*\/bin\/paneflow-ai-hook\n/);
     assert.match(built.stderr, /is not on your PATH/);
@@ -125,23 +131,14 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
 });
 
 Deno.test("build: refuses an --out outside the project or not its own", async () => {
-  const outside = await runCommand(Deno.execPath(), [
-    "run",
-    "-A",
-    `${ROOT}scripts/build.ts`,
-    "--out",
-    "/tmp",
-  ]);
+  const outside = await buildTask(["--out", "/tmp"]);
   assert.equal(outside.code, 2);
   assert.match(outside.stderr, /^build: \/tmp is not inside the project/);
-  const source = await runCommand(Deno.execPath(), [
-    "run",
-    "-A",
-    `${ROOT}scripts/build.ts`,
-    "--out",
-    `${ROOT}src`,
-  ]);
+  const source = await buildTask(["--out", `${ROOT}src`]);
   assert.equal(source.code, 2);
   assert.match(source.stderr, /src is not empty and holds no earlier build; refusing to empty it/);
   assert.ok((await Deno.stat(`${ROOT}src/client.ts`)).isFile);
+  const file = await buildTask(["--out", `${ROOT}deno.json`]);
+  assert.equal(file.code, 2);
+  assert.match(file.stderr, /^build: \S*deno\.json is a file, not a directory\n$/);
 });
