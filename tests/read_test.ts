@@ -334,3 +334,30 @@ Deno.test("read: repeated reads of a quiet pane follow its new output and a resi
     await waitUntil("the echo of hello", async () => (await rows()).includes("hello"));
   });
 });
+
+Deno.test("read: a plain read never shows an older screen than a read --since before it did", async () => {
+  await withHost({}, async (host) => {
+    // Bursts of two lines: the second is reported at the end of the pacing window,
+    // so a `since` read can see a generation the host has not been told of yet.
+    const id = await paneWith(
+      host,
+      "bursts",
+      "stty -echo; echo START; read go; i=0; while [ $i -lt 60 ]; do echo a$i; echo b$i; i=$((i+1)); sleep 0.02; done; echo END",
+      "START",
+    );
+    await host.call("surface.send_text", { surface_id: id, text: "\r" });
+    let seen = 0;
+    let done = false;
+    while (!done) {
+      const since = await host.call<ReadResult>("surface.read", { surface_id: id, since: seen, lines: 5 });
+      seen = Math.max(seen, since.output_generation);
+      const plain = await host.call<ReadResult>("surface.read", { surface_id: id, fenced: false, lines: 5 });
+      assert.ok(
+        plain.output_generation >= seen,
+        `a plain read showed generation ${plain.output_generation} after a since read showed ${seen}`,
+      );
+      seen = plain.output_generation;
+      done = plain.text.split("\n").includes("END");
+    }
+  });
+});

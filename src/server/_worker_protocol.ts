@@ -66,6 +66,12 @@ export interface SearchHit {
   text: string;
 }
 
+/** Result of the `search` op: the hits in the screen of `generation`. */
+export interface SearchResult {
+  hits: SearchHit[];
+  generation: number;
+}
+
 /** Result of the `modes` op. */
 export interface ModesResult {
   bracketed_paste: boolean;

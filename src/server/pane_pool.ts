@@ -8,7 +8,7 @@ import {
   CHANGE_FLUSH_MS,
   type ModesResult,
   type ReadResult,
-  type SearchHit,
+  type SearchResult,
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
@@ -66,11 +66,7 @@ export class PanePool {
       worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent>) => {
         const msg = e.data;
         if ("ev" in msg) {
-          const view = msg.ev === "changed" && this.#views.get(msg.id);
-          if (view) {
-            view.generation = msg.generation;
-            view.reportedAt = performance.now();
-          }
+          if (msg.ev === "changed") this.#saw(msg.id, msg.generation);
           return onEvent(msg);
         }
         const waiter = this.#waiting.get(msg.rid);
@@ -81,6 +77,27 @@ export class PanePool {
       };
       this.#slots.push({ worker, panes: 0 });
     }
+  }
+
+  /**
+   * Notes a generation the worker reported, in a `changed` event or in a
+   * reply: a reply may show output whose event has not come yet, and a
+   * later plain read must not answer with an older screen than a client
+   * has already seen. Reads kept from older generations are dropped.
+   */
+  #saw(id: number, generation: number): void {
+    const view = this.#views.get(id);
+    if (!view || generation <= view.generation) return;
+    view.generation = generation;
+    view.reportedAt = performance.now();
+    view.reads.clear();
+  }
+
+  /** Sends `op` to the pane's worker; the reply's generation is noted. */
+  async #ask<T extends { generation: number }>(id: number, op: Op): Promise<T> {
+    const result = await this.#to<T>(id, op);
+    this.#saw(id, result.generation);
+    return result;
   }
 
   #send<T>(slot: Slot, op: Op): Promise<T> {
@@ -135,25 +152,24 @@ export class PanePool {
    */
   async read(id: number, lines: number, offset: number, since?: number, join?: boolean): Promise<ReadResult> {
     const view = this.#views.get(id);
-    if (!view || since !== undefined) return this.#to(id, { op: "read", id, lines, offset, since, join });
+    if (!view || since !== undefined) return this.#ask(id, { op: "read", id, lines, offset, since, join });
     const key = `${lines}:${offset}:${join ? 1 : 0}`;
     const kept = view.reads.get(key);
     if (kept?.generation === view.generation && performance.now() - view.reportedAt >= QUIET_MS) return kept;
     const epoch = view.epoch;
-    const result = await this.#to<ReadResult>(id, { op: "read", id, lines, offset, join });
-    if (view.epoch !== epoch) return result; // a resize came in between
-    const [other] = view.reads.values();
-    if (other && other.generation !== result.generation) view.reads.clear();
+    const result = await this.#ask<ReadResult>(id, { op: "read", id, lines, offset, join });
+    // Kept only if it is of the newest generation seen and no resize came in between.
+    if (view.epoch !== epoch || result.generation !== view.generation) return result;
     view.reads.delete(key);
     view.reads.set(key, result);
     if (view.reads.size > READS_KEPT) view.reads.delete(view.reads.keys().next().value!);
     return result;
   }
-  search(id: number, pattern: string, max: number): Promise<SearchHit[]> {
-    return this.#to(id, { op: "search", id, pattern, max });
+  search(id: number, pattern: string, max: number): Promise<SearchResult> {
+    return this.#ask(id, { op: "search", id, pattern, max });
   }
   modes(id: number): Promise<ModesResult> {
-    return this.#to(id, { op: "modes", id });
+    return this.#ask(id, { op: "modes", id });
   }
 
   /** Kills the pane's program (SIGHUP) and frees its terminal. */

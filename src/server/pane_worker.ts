@@ -526,10 +526,10 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     }
     case "search": {
       const pane = mustGet(req.id);
-      return await afterWrites(
-        pane,
-        () => searchLines(buffer(pane), req.pattern, req.max),
-      );
+      return await afterWrites(pane, () => ({
+        hits: searchLines(buffer(pane), req.pattern, req.max),
+        generation: pane.generation,
+      }));
     }
     case "modes": {
       const pane = mustGet(req.id);

@@ -163,7 +163,7 @@ const handlers: Handlers = {
   "surface.search": async (ctx, p) => {
     const s = ctx.registry.surface(p.surface_id);
     const max = clamp(p.max_matches ?? 50, 1, 1000);
-    const hits = await ctx.pool.search(s.id, p.pattern, max);
+    const { hits } = await ctx.pool.search(s.id, p.pattern, max);
     return {
       surface_id: s.id,
       matches: hits.map((h) => ({ line: h.line + 1, text: h.text })),
