@@ -23,15 +23,19 @@ function invokedAs(): string | null {
 }
 
 /**
- * `args` with the carriage returns Deno dropped: it strips one trailing "\r"
- * from every argument, so `paneflow send p $'make\r'` would type no Enter.
- * On Linux the kernel's copy of our argv (/proc/self/cmdline) still has them.
+ * `args` with the carriage returns Deno dropped: it strips trailing "\r"s
+ * (up to two) from every argument, so `paneflow send p $'make\r'` would type
+ * no Enter. On Linux the kernel's copy of our argv (/proc/self/cmdline)
+ * still has them.
  */
 function withTrailingCRs(args: string[]): string[] {
   try {
     const all = Deno.readTextFileSync("/proc/self/cmdline").split("\0").slice(0, -1);
     const tail = all.slice(all.length - args.length);
-    if (tail.length === args.length && tail.every((a, i) => a === args[i] || a === `${args[i]}\r`)) {
+    if (
+      tail.length === args.length &&
+      tail.every((a, i) => a.startsWith(args[i]) && /^\r*$/.test(a.slice(args[i].length)))
+    ) {
       return tail;
     }
   } catch {

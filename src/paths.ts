@@ -44,7 +44,7 @@ export function selfCommand(args: string[], opts: { host?: boolean } = {}): stri
   if (!/^deno(\.exe)?$/.test(base)) return [exe, ...args];
   const main = new URL(Deno.mainModule);
   const v8 = opts.host ? [`--v8-flags=${HOST_V8_FLAGS}`] : [];
-  return [exe, "run", "-A", "--quiet", ...v8, `--config=${projectConfig(main)}`, main.pathname, ...args];
+  return [exe, "run", "-A", "--quiet", ...v8, `--config=${projectConfig(main)}`, filePath(main), ...args];
 }
 
 /** The deno.json beside main.ts, or above the bundled CLI's main.js (dist/cli/). */
@@ -52,8 +52,13 @@ function projectConfig(main: URL): string {
   for (let dir = new URL(".", main); dir.pathname !== "/"; dir = new URL("..", dir)) {
     const config = new URL("deno.json", dir);
     try {
-      if (Deno.statSync(config).isFile) return config.pathname;
+      if (Deno.statSync(config).isFile) return filePath(config);
     } catch { /* not here */ }
   }
-  return new URL("deno.json", main).pathname;
+  return filePath(new URL("deno.json", main));
+}
+
+/** A file: URL's path, decoded (a space is %20 in the URL). */
+function filePath(url: URL): string {
+  return decodeURIComponent(url.pathname);
 }

@@ -156,9 +156,11 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       const stdin = await host.cli(["send", "raw", "-"], { stdin: "from-stdin" });
       assert.equal(stdin.code, 0, stdin.stderr);
       await expectReceived(host, "raw", "hello world^I!M-CM-)from-stdin");
-      // A trailing CR is typed too (Deno drops it from argv; /proc/self/cmdline keeps it).
+      // Trailing CRs are typed too (Deno drops up to two from argv; /proc/self/cmdline keeps them).
       assert.equal((await host.cli(["send", "raw", "cr\r"])).code, 0);
       await expectReceived(host, "raw", "hello world^I!M-CM-)from-stdincr^M");
+      assert.equal((await host.cli(["send", "raw", "3\r\r\r"])).code, 0);
+      await expectReceived(host, "raw", "hello world^I!M-CM-)from-stdincr^M3^M^M^M");
     });
 
     await t.step("send --submit without bracketed paste types the text then CR", async () => {
@@ -166,6 +168,10 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       const r = await host.json<Record<string, unknown>>(["send", "plain", "ls -l", "--submit", "--json"]);
       assert.deepEqual([r.bracketed, r.submitted], [false, true]);
       await expectReceived(host, "plain", "ls -l^M");
+      // Line endings that end a submitted text are the Enter --submit presses, not a second one.
+      assert.equal((await host.cli(["send", "plain", "pwd\r", "--submit"])).code, 0);
+      assert.equal((await host.cli(["send", "plain", "-", "--submit"], { stdin: "id\n" })).code, 0);
+      await expectReceived(host, "plain", "ls -l^Mpwd^Mid^M");
     });
 
     await t.step("send --submit into a bracketed-paste program pastes, then CR after the delay", async () => {

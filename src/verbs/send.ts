@@ -21,7 +21,8 @@ export default defineVerb({
   usage: "paneflow send <target> <text|-> [--submit] [--paste] [--broadcast] [--json]",
   details: [
     "Nothing is appended unless --submit. With --submit the text is pasted (bracketed",
-    "when the program enabled it) and a carriage return follows after submit_paste_delay_ms.",
+    "when the program enabled it) and a carriage return follows after submit_paste_delay_ms;",
+    "line endings at the end of the text are dropped, as that Enter is the one they meant.",
     'A payload is at most 64 KiB. Text "-" reads stdin. Needs PANEFLOW_IPC_SCRIPTING=1 in',
     "the host's environment or ai_unrestricted in its config.",
   ].join("\n"),
@@ -33,7 +34,10 @@ export default defineVerb({
   },
   positionals: [{ name: "target" }, { name: "text" }],
   async run({ opts, args }) {
-    const text = args[1] === "-" ? await readStdin() : args[1];
+    let text = args[1] === "-" ? await readStdin() : args[1];
+    // `echo prompt | paneflow send p - --submit` and `send p $'make\r' --submit`
+    // mean one Enter: --submit's.
+    if (opts.submit) text = text.replace(/[\r\n]+$/, "");
     if (opts.submit && text.includes("\r")) {
       throw new UsageError("Text must not contain a carriage return; --submit adds the one Enter");
     }
