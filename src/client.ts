@@ -204,10 +204,14 @@ export async function listPanes(client: Client): Promise<PaneInfo[]> {
 
 /**
  * Resolves a selector to one surface_id. A number is passed through without
- * a round trip: the host answers "not found" (exit 3) itself.
+ * a round trip: the host answers "not found" (exit 3) itself. Ids start at 1.
  */
 export async function resolveOne(client: Client, selector: string): Promise<number> {
-  if (/^\d+$/.test(selector)) return Number(selector);
+  if (/^\d+$/.test(selector)) {
+    const id = Number(selector);
+    if (id >= 1 && Number.isSafeInteger(id)) return id;
+    throw new CliFailure(`No pane with surface_id ${selector}`, ExitCode.NotFound);
+  }
   return pickOne(selector, await listPanes(client)).surface_id;
 }
 

@@ -44,6 +44,9 @@ export class RpcError extends Error {
   }
 }
 
+/** What a "not found" (exit 3) error adds: where the panes and workspaces are listed. */
+export const LIST_HINT = "list them with: paneflow ls --all --human";
+
 /**
  * Maps any thrown value to one stderr line and an exit code. Our errors are
  * told by the exit code they carry, not by their class: in the bundled CLI
@@ -51,7 +54,11 @@ export class RpcError extends Error {
  */
 export function describeError(err: unknown): { message: string; exitCode: number } {
   const exitCode = err instanceof Error ? (err as Error & { exitCode?: unknown }).exitCode : undefined;
-  if (err instanceof Error && typeof exitCode === "number") return { message: err.message, exitCode };
+  if (err instanceof Error && typeof exitCode === "number") {
+    // "No pane matches ...", "No workspace 5": say where to look.
+    const hint = exitCode === ExitCode.NotFound && /^No /.test(err.message) ? `; ${LIST_HINT}` : "";
+    return { message: `${err.message}${hint}`, exitCode };
+  }
   const message = err instanceof Error ? err.message : String(err);
   return { message: `Internal error: ${message}`, exitCode: ExitCode.Failure };
 }

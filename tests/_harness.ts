@@ -33,7 +33,10 @@ export interface TestHost {
   socket: string;
   env: Record<string, string>;
   /** Runs `paneflow <args>` against this host. */
-  cli(args: string[], opts?: { stdin?: string; env?: Record<string, string> }): Promise<RunResult>;
+  cli(
+    args: string[],
+    opts?: { stdin?: string | Uint8Array; env?: Record<string, string> },
+  ): Promise<RunResult>;
   /** Runs a CLI verb and parses its stdout as JSON; fails on a non-zero exit. */
   json<T = Record<string, unknown>>(args: string[]): Promise<T>;
   /** Sends one JSON-RPC request on a fresh connection and returns the response object. */
@@ -85,7 +88,7 @@ export async function runCommand(
 export async function runCli(
   args: string[],
   env: Record<string, string>,
-  stdin?: string,
+  stdin?: string | Uint8Array,
   opts: { cwd?: string; clearEnv?: boolean } = {},
 ): Promise<RunResult> {
   const cmd = new Deno.Command(Deno.execPath(), {
@@ -99,7 +102,7 @@ export async function runCli(
   const child = cmd.spawn();
   if (stdin !== undefined) {
     const w = child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(stdin));
+    await w.write(typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin);
     await w.close();
   }
   const out = await child.output();

@@ -52,7 +52,10 @@ Deno.test("build: the bundled CLI runs light and heavy verbs against a real host
       // Errors thrown by the bundle's copies of the error classes keep their exit codes.
       const missing = await pf("read", "nope");
       assert.equal(missing.code, 3);
-      assert.equal(missing.stderr, 'paneflow: No pane matches "nope"\n');
+      assert.equal(
+        missing.stderr,
+        'paneflow: No pane matches "nope"; list them with: paneflow ls --all --human\n',
+      );
       const badFile = await pf("up", `${dir}/missing.toml`);
       assert.equal(badFile.code, 2, badFile.stderr);
       const unknown = await pf("frobnicate");

@@ -230,8 +230,10 @@ Deno.test("serve --detach returns once the socket answers and prints its path", 
       assert.equal(typeof identity.protocol, "number");
       pid = identity.pid;
       assert.notEqual(pid, undefined);
-      // A second --detach finds the live host and is refused... or reuses it; it must not start another.
+      // A second --detach finds the live host and is refused; it must not start another.
       const again = await runCli(["serve", "--detach"], env);
+      assert.equal(again.code, 1);
+      assert.equal(again.stderr, `paneflow: A paneflow host is already running on ${socket}\n`);
       assert.ok(await ping(socket));
       const id2 = JSON.parse(
         (await rawExchange(

@@ -225,11 +225,15 @@ Deno.test("cli: selectors by id, name, cmdline: and cwd: across workspaces; none
       });
 
       await t.step("no match is exit 3", async () => {
-        for (const sel of ["nope", "99", "cmdline:vim", `cwd:${base}`, "Alpha"]) {
+        for (
+          const sel of ["nope", "99", "0", "99999999999999999999", "cmdline:vim", `cwd:${base}`, "Alpha"]
+        ) {
           const r = await readAs(sel);
           assert.equal(r.code, 3, `${sel}: ${r.stderr}`);
           assert.equal(r.stdout, "");
           oneLine(r, sel);
+          // Where to look is part of the message.
+          assert.match(r.stderr, /; list them with: paneflow ls --all --human\n$/, sel);
         }
         const viaVerbs = await Promise.all([
           host.cli(["search", "nope", "x"]),
@@ -295,6 +299,9 @@ Deno.test("cli: selectors by id, name, cmdline: and cwd: across workspaces; none
           assert.deepEqual(doc.surfaces.map((s) => [s.surface_id, s.workspace]), [[1, 0], [2, 1], [3, 2]]);
           const active = await host.json<{ surfaces: { surface_id: number }[] }>(["ls"]);
           assert.deepEqual(active.surfaces.map((s) => s.surface_id), [3]);
+          // --json is the default, accepted for scripts that pass it everywhere.
+          assert.deepEqual(await host.json(["ls", "--json"]), active);
+          assert.equal((await host.cli(["ls", "--json", "--human"])).code, 2);
           const ws1 = await host.json<{ surfaces: { surface_id: number }[] }>(["ls", "--workspace", "1"]);
           assert.deepEqual(ws1.surfaces.map((s) => s.surface_id), [2]);
           const noWs = await host.cli(["ls", "--workspace", "7"]);
@@ -339,10 +346,21 @@ Deno.test("cli: selectors by id, name, cmdline: and cwd: across workspaces; none
       });
 
       await t.step("version", async () => {
-        const [v, flag] = await Promise.all([host.cli(["version"]), host.cli(["--version"])]);
+        const [v, flag, alone] = await Promise.all([
+          host.cli(["version"]),
+          host.cli(["--version"]),
+          host.cli(["version"], { env: { PANEFLOW_SOCKET_PATH: `${base}/no-host.sock` } }),
+        ]);
         assert.equal(v.code, 0);
-        assert.match(v.stdout, /^paneflow \d+\.\d+\.\d+ \(protocol \d+\)\n$/);
+        // The client's version, then the host's (system.identify).
+        const pid = (await host.call<{ pid: number }>("system.identify")).pid;
+        const [client, hostLine] = v.stdout.split("\n");
+        assert.match(client, /^paneflow \d+\.\d+\.\d+ \(protocol \d+\)$/);
+        assert.equal(hostLine, `host: ${client}, pid ${pid}, ${host.socket}`);
         assert.equal(flag.stdout, v.stdout);
+        // No host: the client's line alone, still exit 0.
+        assert.equal(alone.code, 0, alone.stderr);
+        assert.equal(alone.stdout, `${client}\n`);
       });
     });
   } finally {

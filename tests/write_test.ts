@@ -156,6 +156,10 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       const stdin = await host.cli(["send", "raw", "-"], { stdin: "from-stdin" });
       assert.equal(stdin.code, 0, stdin.stderr);
       await expectReceived(host, "raw", "hello world^I!M-CM-)from-stdin");
+      // Bytes that are not UTF-8 are refused, not replaced with U+FFFD.
+      const binary = await host.cli(["send", "raw", "-"], { stdin: new Uint8Array([0xff, 0xfe, 0x61]) });
+      assert.equal(binary.code, 2);
+      assert.match(binary.stderr, /^paneflow: Standard input is not valid UTF-8; [^\n]*\n$/);
       // Trailing CRs are typed too (Deno drops up to two from argv; /proc/self/cmdline keeps them).
       assert.equal((await host.cli(["send", "raw", "cr\r"])).code, 0);
       await expectReceived(host, "raw", "hello world^I!M-CM-)from-stdincr^M");
@@ -294,6 +298,13 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       assert.equal(unknown.code, 2);
       assert.match(unknown.stderr, /Unknown key "hyper-q"/);
       assert.match(unknown.stderr, /ctrl-<letter>/);
+      // A control character in the name is escaped, so the error stays one line.
+      const newline = await host.cli(["key", "keys", "\n\x1b"]);
+      assert.equal(newline.code, 2);
+      assert.match(
+        newline.stderr,
+        /^paneflow: "keystroke": Unknown key "\\n\\u001b"; known keys: [^\n\x1b]*\n$/,
+      );
       assert.equal(await received(host, "keys"), before, "nothing was written");
     });
 

@@ -57,11 +57,11 @@ export function keyBytes(name: string, opts: KeyOptions = {}): { bytes: string }
     .replace(/^c-/, "ctrl-").replace(/^m-/, "alt-");
   const bytes = lookup(key, opts);
   if (bytes === undefined) {
-    return { error: `Unknown key "${name}"; known keys: ${KEY_NAMES}` };
+    return { error: `Unknown key ${JSON.stringify(name)}; known keys: ${KEY_NAMES}` };
   }
   if (bytes.includes("\r") || bytes.includes("\n")) {
     return {
-      error: `Key "${name}" would submit and is refused; use send --submit to submit text`,
+      error: `Key ${JSON.stringify(name)} would submit and is refused; use send --submit to submit text`,
     };
   }
   return { bytes };

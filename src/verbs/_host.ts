@@ -13,21 +13,29 @@ export function logPath(path: string): string {
   return `${dirname(path)}/paneflow.log`;
 }
 
-async function answers(path: string): Promise<boolean> {
+/** The pid of the host answering on `path`, or null when none does. */
+async function answeringPid(path: string): Promise<number | null> {
   const c = await Client.tryConnect(path);
-  if (!c) return false;
+  if (!c) return null;
   try {
-    await c.call("system.ping");
-    return true;
+    return (await c.call<{ pid: number }>("system.identify")).pid;
   } catch {
-    return false;
+    return null;
   } finally {
     c.close();
   }
 }
 
-/** Starts `paneflow serve` in the background and waits until it answers. */
-export async function startDetached(path: string = socketPath()): Promise<string> {
+/**
+ * Starts `paneflow serve` in the background and waits until it answers.
+ * A host already answering on `path` is an error, unless `shared` (a verb
+ * that autostarts a host takes one that another started meanwhile).
+ */
+export async function startDetached(path: string = socketPath(), { shared = false } = {}): Promise<string> {
+  if (await answeringPid(path) !== null) {
+    if (shared) return path;
+    throw new CliFailure(`A paneflow host is already running on ${path}`);
+  }
   const log = logPath(path);
   await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const [cmd, ...args] = selfCommand(["serve", "--log", log], { host: true });
@@ -44,7 +52,9 @@ export async function startDetached(path: string = socketPath()): Promise<string
   child.unref();
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
-    if (await answers(path)) return path;
+    // Only our own host counts: another may answer while ours gives up on its socket.
+    const pid = await answeringPid(path);
+    if (pid === child.pid || (shared && pid !== null && exited)) return path;
     if (exited) break;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -63,6 +73,6 @@ export async function connectOrStart(autostart: boolean): Promise<Client> {
   const existing = await Client.tryConnect(path);
   if (existing) return existing;
   if (!autostart) return await Client.connect(path);
-  await startDetached(path);
+  await startDetached(path, { shared: true });
   return await Client.connect(path);
 }

@@ -113,7 +113,7 @@ export default defineVerb({
     if (existing) existing.close();
     else if (opts["keep-host"]) {
       const { startDetached } = await import("./_host.ts");
-      await startDetached(path);
+      await startDetached(path, { shared: true });
       if (!opts.json) {
         console.error(`paneflow: no host answered; started one on ${path} that keeps running after the flow`);
       }

@@ -1,5 +1,5 @@
 import { listPanes, withClient } from "../client.ts";
-import { CliFailure } from "../errors.ts";
+import { CliFailure, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 
@@ -7,14 +7,19 @@ export default defineVerb({
   name: "ls",
   aliases: ["list_panes"],
   summary: "List the panes of the active workspace (JSON; --human for a table)",
-  usage: "paneflow ls [--all] [--workspace <index>] [--human]",
+  usage: "paneflow ls [--all] [--workspace <index>] [--human|--json]",
   options: {
     all: { type: "boolean", short: "a", description: "List panes of every workspace" },
     workspace: { type: "number", short: "w", value: "<index>", description: "List panes of this workspace" },
     human: { type: "boolean", description: "Print an aligned table" },
+    json: {
+      type: "boolean",
+      description: "Print JSON (the default; for scripts that pass --json everywhere)",
+    },
   },
   positionals: [],
   run({ opts }) {
+    if (opts.human && opts.json) throw new UsageError("--human and --json are exclusive");
     return withClient(async (client) => {
       let surfaces = await listPanes(client);
       if (!opts.all) {

@@ -11,8 +11,16 @@ export function explainGate(err: unknown): never {
   throw err;
 }
 
+/** Stdin as text; bytes that are not UTF-8 are refused rather than replaced. */
 async function readStdin(): Promise<string> {
-  return await new Response(Deno.stdin.readable).text();
+  const bytes = await new Response(Deno.stdin.readable).bytes();
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UsageError(
+      "Standard input is not valid UTF-8; send carries text, so it cannot type those bytes",
+    );
+  }
 }
 
 export default defineVerb({
@@ -23,7 +31,8 @@ export default defineVerb({
     "Nothing is appended unless --submit. With --submit the text is pasted (bracketed",
     "when the program enabled it) and a carriage return follows after submit_paste_delay_ms;",
     "line endings at the end of the text are dropped, as that Enter is the one they meant.",
-    'A payload is at most 64 KiB. Text "-" reads stdin. Needs PANEFLOW_IPC_SCRIPTING=1 in',
+    'A payload is at most 64 KiB. Text "-" reads stdin; text starting with "-" goes after "--"',
+    "(paneflow send p -- -x). Needs PANEFLOW_IPC_SCRIPTING=1 in",
     "the host's environment or ai_unrestricted in its config.",
   ].join("\n"),
   options: {

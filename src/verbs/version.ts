@@ -1,14 +1,35 @@
+import { Client } from "../client.ts";
 import { PROTOCOL_VERSION, VERSION } from "../spec/codes.ts";
-import { defineVerb } from "./_verb.ts";
+import { defineVerb, printLine } from "./_verb.ts";
+
+interface Identity {
+  version: string;
+  protocol: number;
+  pid: number;
+  socket: string;
+}
 
 export default defineVerb({
   name: "version",
-  summary: "Print the version",
+  summary: "Print the version, and the running host's (system.identify) when one answers",
   usage: "paneflow version",
+  details: "The second line, `host: ...`, is left out when no host answers on the socket.",
   options: {},
   positionals: [],
-  run() {
-    console.log(`paneflow ${VERSION} (protocol ${PROTOCOL_VERSION})`);
-    return Promise.resolve(0);
+  async run() {
+    printLine(`paneflow ${VERSION} (protocol ${PROTOCOL_VERSION})`);
+    const client = await Client.tryConnect();
+    if (!client) return 0;
+    try {
+      const host = await client.call<Identity>("system.identify");
+      printLine(
+        `host: paneflow ${host.version} (protocol ${host.protocol}), pid ${host.pid}, ${host.socket}`,
+      );
+    } catch {
+      // A host that cannot say who it is: the client's version is still the answer.
+    } finally {
+      client.close();
+    }
+    return 0;
   },
 });
