@@ -1,7 +1,8 @@
 /**
  * The host process: claims the socket, loads the config, starts the pane
- * workers, serves connections, and shuts down cleanly on SIGTERM/SIGINT
- * (panes get SIGHUP, the socket file is removed).
+ * workers, serves connections (and with `stdio`, its own stdin/stdout as
+ * one more, whose end stops the host), and shuts down cleanly on
+ * SIGTERM/SIGINT (panes get SIGHUP, the socket file is removed).
  *
  * @module
  */
@@ -13,7 +14,7 @@ import { PanePool } from "./pane_pool.ts";
 import { AgentTracker } from "./agents.ts";
 import { Registry } from "./registry.ts";
 import type { HostContext } from "./rpc.ts";
-import { serveConnection, writeJson } from "./socket.ts";
+import { type Duplex, type FramingName, serveConnection, writeJson } from "./socket.ts";
 import { pruneOrphanWorktrees } from "./worktree.ts";
 
 /** A running host. */
@@ -32,7 +33,19 @@ export interface HostOptions {
   /** Install SIGTERM/SIGINT handlers (the `serve` verb does; embedded hosts don't). */
   signals?: boolean;
   log?: (line: string) => void;
+  /**
+   * Also serve the protocol on stdin/stdout (`serve --stdio`), with no idle
+   * deadline; when stdin ends, the host stops.
+   */
+  stdio?: { framing: FramingName };
 }
+
+/** This process's stdin and stdout as one connection. */
+const STDIO: Duplex = {
+  read: (p) => Deno.stdin.read(p),
+  write: (p) => Deno.stdout.write(p),
+  close: () => {},
+};
 
 /** Who is on a socket path: nobody (a stale file), a paneflow host, or some other listener. */
 async function probe(path: string): Promise<"dead" | "paneflow" | "other"> {
@@ -189,6 +202,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     }
   })();
 
-  log(`listening on ${opts.socketPath} (pid ${Deno.pid})`);
+  if (opts.stdio) {
+    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing };
+    serveConnection(STDIO, ctx, stdioOpts).finally(() => {
+      log("stdin ended");
+      void stop();
+    });
+  }
+  log(`listening on ${opts.socketPath}${opts.stdio ? " and stdio" : ""} (pid ${Deno.pid})`);
   return { ctx, bus, done, stop };
 }

@@ -1,7 +1,9 @@
 /**
- * Serving the protocol on a connection: defensive NDJSON framing (line cap,
- * strict UTF-8, idle read deadline), requests answered in order, and
- * `events.subscribe` turning the connection into an event stream.
+ * Serving the protocol on a connection: defensive framing (NDJSON on the
+ * socket; NDJSON or LSP-style `Content-Length` headers on `serve --stdio`)
+ * with a message cap, strict UTF-8 and an idle read deadline, requests
+ * answered in order, and `events.subscribe` turning the connection into an
+ * event stream.
  *
  * @module
  */
@@ -18,11 +20,26 @@ export interface Duplex {
   close(): void;
 }
 
+/** How messages are delimited: one per line, or LSP's `Content-Length` headers. */
+export type FramingName = "ndjson" | "lsp";
+
 /** Limits applied to one connection. */
 export interface ConnectionOptions {
+  /** Idle read and write deadline; 0 for none (stdio: the client owns the host). */
   idleTimeoutMs: number;
   heartbeatMs: number;
   bus: EventBus;
+  /** Default "ndjson". */
+  framing?: FramingName;
+}
+
+/** A message's bytes, the end of the stream, or a framing error that ends the connection. */
+type Frame = Uint8Array | null | { fatal: string };
+
+/** Reads and writes whole messages on a connection. */
+interface Framing {
+  next(): Promise<Frame>;
+  write(value: unknown): Promise<void>;
 }
 
 const encoder = new TextEncoder();
@@ -39,12 +56,14 @@ async function writeAll(conn: Duplex, data: Uint8Array) {
 }
 
 /**
- * Writes one JSON value within `ms`; a peer that does not read its answers
- * (so the write cannot finish) loses the connection instead of holding a slot.
+ * Writes one message within `ms` (0: no deadline); a peer that does not read
+ * its answers (so the write cannot finish) loses the connection instead of
+ * holding a slot.
  */
-async function writeWithin(conn: Duplex, value: unknown, ms: number): Promise<void> {
+async function writeWithin(framing: Framing, value: unknown, ms: number): Promise<void> {
+  if (!ms) return framing.write(value);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const write = writeJson(conn, value);
+  const write = framing.write(value);
   write.catch(() => {});
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error("write deadline passed")), ms);
@@ -65,29 +84,106 @@ function errorResponse(code: number, message: string, id: unknown = null): Respo
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
-class LineReader {
-  #buf = new Uint8Array(0);
+const TOO_LONG = { fatal: `Invalid request: message exceeds ${MAX_LINE_BYTES} bytes; connection closed` };
+
+/** Buffered reads of a connection. */
+class ByteReader {
+  buf = new Uint8Array(0);
   #chunk = new Uint8Array(64 * 1024);
   constructor(private readonly _conn: Duplex) {}
 
-  /** The next line (without "\n"), null at EOF, or "too_long". */
-  async next(): Promise<Uint8Array | null | "too_long"> {
-    while (true) {
-      const nl = this.#buf.indexOf(10);
-      if (nl >= 0) {
-        const line = this.#buf.slice(0, nl);
-        this.#buf = this.#buf.slice(nl + 1);
-        return line.length > MAX_LINE_BYTES ? "too_long" : line;
-      }
-      if (this.#buf.length > MAX_LINE_BYTES) return "too_long";
-      const n = await this._conn.read(this.#chunk);
-      if (n === null) return null;
-      const next = new Uint8Array(this.#buf.length + n);
-      next.set(this.#buf);
-      next.set(this.#chunk.subarray(0, n), this.#buf.length);
-      this.#buf = next;
-    }
+  /** Appends what the peer sends next to `buf`; false at EOF. */
+  async fill(): Promise<boolean> {
+    const n = await this._conn.read(this.#chunk);
+    if (n === null) return false;
+    const next = new Uint8Array(this.buf.length + n);
+    next.set(this.buf);
+    next.set(this.#chunk.subarray(0, n), this.buf.length);
+    this.buf = next;
+    return true;
   }
+
+  /** Removes and returns the first `n` bytes of `buf`. */
+  take(n: number): Uint8Array {
+    const head = this.buf.slice(0, n);
+    this.buf = this.buf.slice(n);
+    return head;
+  }
+}
+
+/** One JSON message per line. */
+function ndjson(conn: Duplex): Framing {
+  const reader = new ByteReader(conn);
+  return {
+    async next() {
+      while (true) {
+        const nl = reader.buf.indexOf(10);
+        if (nl >= 0) {
+          const line = reader.take(nl + 1).subarray(0, nl);
+          return line.length > MAX_LINE_BYTES ? TOO_LONG : line;
+        }
+        if (reader.buf.length > MAX_LINE_BYTES) return TOO_LONG;
+        if (!(await reader.fill())) return null;
+      }
+    },
+    write: (value) => writeJson(conn, value),
+  };
+}
+
+const HEADER_END = new Uint8Array([13, 10, 13, 10]);
+const MAX_HEADER_BYTES = 4096;
+
+function indexOfBytes(hay: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/**
+ * The Language Server Protocol's base protocol: `Content-Length: <n>\r\n`,
+ * optional other headers, a blank line, then n bytes of JSON. A header that
+ * cannot be parsed leaves the stream out of step, so it ends the connection.
+ */
+function lsp(conn: Duplex): Framing {
+  const reader = new ByteReader(conn);
+  return {
+    async next() {
+      let end: number;
+      while ((end = indexOfBytes(reader.buf, HEADER_END)) < 0) {
+        if (reader.buf.length > MAX_HEADER_BYTES) return { fatal: "Parse error: header block too long" };
+        if (!(await reader.fill())) {
+          return reader.buf.length ? { fatal: "Parse error: stream ended inside a header" } : null;
+        }
+      }
+      const headers = new TextDecoder().decode(reader.take(end + HEADER_END.length).subarray(0, end));
+      let length: number | undefined;
+      for (const header of headers.split("\r\n")) {
+        const m = /^([^:]+):\s*(.*)$/.exec(header);
+        if (!m) return { fatal: `Parse error: malformed header ${JSON.stringify(header)}` };
+        if (m[1].trim().toLowerCase() !== "content-length") continue;
+        if (!/^\d+$/.test(m[2].trim())) {
+          return { fatal: `Parse error: Content-Length is not a number: ${JSON.stringify(m[2])}` };
+        }
+        length = Number(m[2].trim());
+      }
+      if (length === undefined) return { fatal: "Parse error: no Content-Length header" };
+      if (length > MAX_LINE_BYTES) return TOO_LONG;
+      while (reader.buf.length < length) {
+        if (!(await reader.fill())) return { fatal: "Parse error: stream ended inside a message" };
+      }
+      return reader.take(length);
+    },
+    write(value) {
+      const body = encoder.encode(JSON.stringify(value));
+      const frame = encoder.encode(`Content-Length: ${body.length}\r\n\r\n`);
+      const out = new Uint8Array(frame.length + body.length);
+      out.set(frame);
+      out.set(body, frame.length);
+      return writeAll(conn, out);
+    },
+  };
 }
 
 /** Serves one connection until the peer leaves or breaks the rules. */
@@ -96,24 +192,22 @@ export async function serveConnection(
   ctx: HostContext,
   opts: ConnectionOptions,
 ): Promise<void> {
-  const reader = new LineReader(conn);
-  const reply = (value: unknown) => writeWithin(conn, value, opts.idleTimeoutMs);
+  const framing = (opts.framing === "lsp" ? lsp : ndjson)(conn);
+  const reply = (value: unknown) => writeWithin(framing, value, opts.idleTimeoutMs);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = new Promise<"idle">((resolve) => {
-        timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
-      });
-      const line = await Promise.race([reader.next(), idle]);
+      const idle = opts.idleTimeoutMs
+        ? new Promise<"idle">((resolve) => {
+          timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
+        })
+        : new Promise<never>(() => {});
+      const line = await Promise.race([framing.next(), idle]);
       clearTimeout(timer);
       if (line === null || line === "idle") return;
-      if (line === "too_long") {
-        await reply(
-          errorResponse(
-            ErrorCode.InvalidRequest,
-            `Invalid request: line exceeds ${MAX_LINE_BYTES} bytes; connection closed`,
-          ),
-        );
+      if ("fatal" in line) {
+        const code = line === TOO_LONG ? ErrorCode.InvalidRequest : ErrorCode.ParseError;
+        await reply(errorResponse(code, line.fatal));
         return;
       }
       let text: string;
@@ -137,7 +231,7 @@ export async function serveConnection(
         continue;
       }
       if (req.method === "events.subscribe") {
-        await streamEvents(conn, reader, req.id, req.params, opts);
+        await streamEvents(framing, req.id, req.params, opts);
         return;
       }
       const res = await dispatch(ctx, req);
@@ -152,17 +246,10 @@ export async function serveConnection(
   }
 }
 
-async function streamEvents(
-  conn: Duplex,
-  reader: LineReader,
-  id: unknown,
-  params: unknown,
-  opts: ConnectionOptions,
-) {
+async function streamEvents(framing: Framing, id: unknown, params: unknown, opts: ConnectionOptions) {
   const parsed = SubscribeParams.safeParse(params);
   if (!parsed.success) {
-    await writeJson(
-      conn,
+    await framing.write(
       errorResponse(
         ErrorCode.InvalidParams,
         `Invalid params for events.subscribe: ${describeZodError(parsed.error)}`,
@@ -176,24 +263,24 @@ async function streamEvents(
     surfaces: parsed.data.surfaces?.length ? new Set(parsed.data.surfaces) : undefined,
     types: parsed.data.types?.length ? new Set(parsed.data.types) : undefined,
   });
-  // Input on a stream is ignored; the peer closing its end, or an oversized
-  // line (which `next()` reports without consuming, so looping on it would
-  // spin forever and starve the host), ends the stream.
+  // Input on a stream is ignored; the peer closing its end, or a framing
+  // error (an oversized line is reported without being consumed, so looping
+  // on it would spin forever and starve the host), ends the stream.
   (async () => {
     try {
       while (true) {
-        const line = await reader.next();
-        if (line === null || line === "too_long") break;
+        const frame = await framing.next();
+        if (frame === null || "fatal" in frame) break;
       }
     } catch { /* closed */ }
     sub.close();
   })();
   try {
-    await writeJson(conn, { type: "subscribed", id });
+    await framing.write({ type: "subscribed", id });
     while (true) {
       const ev = await sub.next(opts.heartbeatMs);
       if (ev === null) return;
-      await writeJson(conn, ev === undefined ? { type: "heartbeat", ts: Date.now() } : ev);
+      await framing.write(ev === undefined ? { type: "heartbeat", ts: Date.now() } : ev);
     }
   } finally {
     sub.close();

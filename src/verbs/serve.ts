@@ -1,18 +1,29 @@
-import { CliFailure } from "../errors.ts";
+import { CliFailure, UsageError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
 import { defineVerb } from "./_verb.ts";
 
 export default defineVerb({
   name: "serve",
   summary: "Run the host: owns every pane's PTY and answers JSON-RPC on the socket",
-  usage: "paneflow serve [--detach] [--log <file>]",
+  usage: "paneflow serve [--detach | --stdio [--framing ndjson|lsp]] [--log <file>]",
   details: [
     "Socket: $PANEFLOW_SOCKET_PATH, else $XDG_RUNTIME_DIR/paneflow/paneflow.sock,",
     "else /tmp/paneflow-$UID/paneflow.sock. Config: $PANEFLOW_CONFIG or",
     "~/.config/paneflow/config.jsonc. SIGTERM or SIGINT stops the host; panes get SIGHUP.",
+    "",
+    "--stdio serves the protocol on stdin/stdout (stdout carries only protocol messages;",
+    "the log goes to stderr) for the program that started it: a private host, on a socket",
+    "of its own in a fresh temp directory (system.identify names it; panes get it as",
+    "PANEFLOW_SOCKET_PATH), that stops when stdin ends.",
   ].join("\n"),
   options: {
     detach: { type: "boolean", description: "Start in the background and return once the socket answers" },
+    stdio: { type: "boolean", description: "Serve on stdin/stdout until stdin ends" },
+    framing: {
+      type: "string",
+      value: "<ndjson|lsp>",
+      description: "With --stdio: one JSON message per line (default) or Content-Length headers",
+    },
     log: {
       type: "string",
       value: "<file>",
@@ -21,7 +32,13 @@ export default defineVerb({
   },
   positionals: [],
   async run({ opts }) {
-    const path = socketPath();
+    if (opts.framing !== undefined && !opts.stdio) throw new UsageError("--framing needs --stdio");
+    if (opts.framing !== undefined && opts.framing !== "ndjson" && opts.framing !== "lsp") {
+      throw new UsageError(`--framing must be ndjson or lsp, not ${JSON.stringify(opts.framing)}`);
+    }
+    if (opts.stdio && opts.detach) throw new UsageError("--stdio and --detach are exclusive");
+    const privateDir = opts.stdio ? await Deno.makeTempDir({ prefix: "paneflow-stdio-" }) : null;
+    const path = privateDir ? `${privateDir}/paneflow.sock` : socketPath();
     if (opts.detach) {
       const { startDetached } = await import("./_host.ts");
       console.log(await startDetached(path));
@@ -34,17 +51,22 @@ export default defineVerb({
       const enc = new TextEncoder();
       log = (line) => file.writeSync(enc.encode(`${new Date().toISOString()} paneflow: ${line}\n`));
     }
-    let host;
+    const stdio = opts.stdio ? { framing: (opts.framing ?? "ndjson") as "ndjson" | "lsp" } : undefined;
     try {
-      host = await startHost({ socketPath: path, signals: true, log });
-    } catch (e) {
-      // A bad config, a live host on the path, a path too long: the user's to fix,
-      // not an internal error. The log line lets `serve --detach` report it.
-      const message = (e as Error).message.split("\n")[0];
-      log?.(message);
-      throw new CliFailure(message);
+      let host;
+      try {
+        host = await startHost({ socketPath: path, signals: true, log, stdio });
+      } catch (e) {
+        // A bad config, a live host on the path, a path too long: the user's to fix,
+        // not an internal error. The log line lets `serve --detach` report it.
+        const message = (e as Error).message.split("\n")[0];
+        log?.(message);
+        throw new CliFailure(message);
+      }
+      await host.done;
+      return 0;
+    } finally {
+      if (privateDir) await Deno.remove(privateDir, { recursive: true }).catch(() => {});
     }
-    await host.done;
-    return 0;
   },
 });
