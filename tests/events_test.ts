@@ -334,8 +334,9 @@ Deno.test("events: a flood is coalesced, a subscriber that never reads is shed w
 
 Deno.test("events: a heartbeat after heartbeat_secs without traffic", async () => {
   await withHost({ config: '{"host":{"heartbeat_secs":0.3}}' }, async (host) => {
-    // Nothing will match this filter, so only heartbeats flow.
-    const s = await subscribe(host.socket, { types: ["workspace_closed"] });
+    // Nothing will match this filter, so only heartbeats flow. "heartbeat" and
+    // "dropped" are valid names in a filter (they are always delivered).
+    const s = await subscribe(host.socket, { types: ["workspace_closed", "heartbeat", "dropped"] });
     try {
       const ackAt = s.times[0];
       await s.waitFor("two heartbeats", () => s.of("heartbeat").length >= 2, { timeoutMs: 5000 });

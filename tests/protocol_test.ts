@@ -165,6 +165,34 @@ Deno.test("protocol: malformed input gets the right JSON-RPC errors and the host
         ["surface.split", { direction: "x" }, /direction/],
         ["workspace.create", { layout: "spiral" }, /layout/],
         ["surface.rename", { surface_id: sid }, /name/],
+        ["surface.rename", { surface_id: sid, name: "n".repeat(257) }, /"name": Too big/],
+        ["surface.read", { surface_id: sid, lines: 2.5 }, /"lines": expected an integer/],
+        [
+          "surface.split",
+          { direction: "h", env: { "A=B": "x" } },
+          /"env\.A=B": an environment variable name/,
+        ],
+        [
+          "surface.split",
+          { direction: "h", env: { A: "x\0y" } },
+          /"env\.A": an environment value cannot hold NUL/,
+        ],
+        [
+          "workspace.restore_layout",
+          { layout: { direction: "h", children: [{ surface_id: sid }, { surface_id: sid }], sizes: [1] } },
+          /"layout\.sizes": sizes needs one weight per child/,
+        ],
+        [
+          "workspace.restore_layout",
+          {
+            layout: {
+              direction: "h",
+              children: [{ surface_id: sid }, { surface_id: sid }],
+              sizes: [1e308, 1],
+            },
+          },
+          /"layout\.sizes\.0": Too big/,
+        ],
       ];
       for (const [method, params, field] of cases) {
         const [a] = await exchange(host, req(9, method, params));
@@ -174,7 +202,17 @@ Deno.test("protocol: malformed input gets the right JSON-RPC errors and the host
       }
       // Params given as an array are not an object of named fields.
       const [arr] = await exchange(host, req(10, "surface.read", [sid]));
-      assert.ok(arr.error && [-32602, -32600].includes(arr.error.code), JSON.stringify(arr));
+      assert.equal(arr.error?.code, -32602);
+      assert.match(arr.error!.message, /"params" must be an object of named fields, not an array/);
+      // Thousands of unknown fields: the message names a few and counts the rest.
+      const many = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1]));
+      const [long] = await exchange(host, req(11, "system.ping", many));
+      assert.equal(long.error?.code, -32602);
+      assert.match(long.error!.message, /unknown field "k0", "k1", "k2", "k3", "k4", and 59995 more$/);
+      // Counts are clamped however large: lines 1e300 reads at most 4000.
+      const [huge] = await exchange(host, req(12, "surface.read", { surface_id: sid, lines: 1e300 }));
+      assert.equal(huge.error, undefined, JSON.stringify(huge.error));
+      assert.ok((huge.result!.lines as number) <= 4000);
     });
 
     await t.step("absurdly nested params are -32602, not an internal error", async () => {
@@ -226,6 +264,18 @@ Deno.test("protocol: malformed input gets the right JSON-RPC errors and the host
       const answers = await exchange(host, note + req(8, "system.ping"), 1);
       assert.equal(answers.length, 1);
       assert.equal(answers[0].id, 8);
+    });
+
+    await t.step("a last request without its newline is answered when the client stops sending", async () => {
+      const c = await Conn.open(host.socket);
+      try {
+        await c.write(req(13, "system.ping").trimEnd());
+        await c.conn.closeWrite();
+        const line = await c.line();
+        assert.equal(JSON.parse(line!).id, 13);
+      } finally {
+        c.conn.close();
+      }
     });
 
     await t.step("system.identify and system.capabilities describe the host", async () => {

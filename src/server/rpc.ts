@@ -342,9 +342,15 @@ export async function call(ctx: HostContext, method: string, params: unknown): P
   if (gate && !gateOpen(ctx, gate)) {
     throw new RpcError(ErrorCode.MethodNotFound, gateMessage(m, gate), { reason: ErrorReason.Gated });
   }
+  if (Array.isArray(params)) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Invalid params for ${m}: "params" must be an object of named fields, not an array`,
+    );
+  }
   let parsed;
   try {
-    parsed = methods[m].safeParse(Array.isArray(params) ? undefined : params);
+    parsed = methods[m].safeParse(params);
   } catch (e) {
     // A recursive schema (a layout tree) on absurdly nested input overflows the stack.
     if (e instanceof RangeError) {

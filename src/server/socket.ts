@@ -123,7 +123,10 @@ function ndjson(conn: Duplex): Framing {
           return line.length > MAX_LINE_BYTES ? TOO_LONG : line;
         }
         if (reader.buf.length > MAX_LINE_BYTES) return TOO_LONG;
-        if (!(await reader.fill())) return null;
+        if (!(await reader.fill())) {
+          // A last request without its newline (`printf '%s' ... | nc -U`) is still answered.
+          return reader.buf.length ? reader.take(reader.buf.length) : null;
+        }
       }
     },
     write: (value) => writeJson(conn, value),

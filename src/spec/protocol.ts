@@ -12,7 +12,24 @@ import { WorkspaceSpec } from "./workspace.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.number().int().min(0).describe("Zero-based workspace index");
-const Env = z.record(z.string(), z.string());
+const Env = z.record(
+  z.string(),
+  z.string().refine((v) => !v.includes("\0"), "an environment value cannot hold NUL"),
+).superRefine((env, ctx) => {
+  for (const key of Object.keys(env)) {
+    if (!/^[^=\0]+$/.test(key)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: "an environment variable name cannot be empty or hold = or NUL",
+      });
+    }
+  }
+});
+/** A count the handler clamps (lines, max_matches): any integer, however large. */
+const Count = z.number().refine(Number.isInteger, "expected an integer");
+/** Names and titles: shown in every listing, so bounded. */
+const Name = z.string().max(256);
 
 /** Layout presets (seed 000). */
 export const LayoutName = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
@@ -29,7 +46,11 @@ export const LayoutTree: z.ZodType<LayoutTree> = z.lazy(() =>
     z.strictObject({
       direction: z.enum(["h", "v"]),
       children: z.array(LayoutTree).min(1),
-      sizes: z.array(z.number().positive()).optional(),
+      // Relative weights, one per child.
+      sizes: z.array(z.number().positive().max(1_000_000)).optional(),
+    }).refine((node) => !node.sizes || node.sizes.length === node.children.length, {
+      message: "sizes needs one weight per child",
+      path: ["sizes"],
     }),
   ])
 );
@@ -61,7 +82,7 @@ export const PaneFields = {
   command: z.string().optional(),
   prompt: z.string().optional(),
   env: Env.optional(),
-  name: z.string().min(1).optional(),
+  name: Name.min(1).optional(),
 };
 
 /** Params schema of every method, by method name. */
@@ -73,7 +94,7 @@ export const methods = {
   "workspace.list": Empty,
   "workspace.current": Empty,
   "workspace.create": z.strictObject({
-    name: z.string().optional().describe("Workspace title"),
+    name: Name.optional().describe("Workspace title"),
     layout: LayoutName.optional(),
     cwd: PaneFields.cwd,
     command: PaneFields.command,
@@ -91,7 +112,7 @@ export const methods = {
   "surface.list": z.strictObject({ workspace: WorkspaceIndex.optional() }),
   "surface.read": z.strictObject({
     surface_id: SurfaceId,
-    lines: z.number().int().optional(),
+    lines: Count.optional(),
     offset: z.number().int().min(0).optional(),
     fenced: z.boolean().optional(),
     since: z.number().int().min(0).optional()
@@ -102,9 +123,9 @@ export const methods = {
   "surface.search": z.strictObject({
     surface_id: SurfaceId,
     pattern: z.string().min(1),
-    max_matches: z.number().int().optional(),
+    max_matches: Count.optional(),
   }),
-  "surface.rename": z.strictObject({ surface_id: SurfaceId, name: z.string().nullable() }),
+  "surface.rename": z.strictObject({ surface_id: SurfaceId, name: Name.nullable() }),
   "surface.focus": z.strictObject({ surface_id: SurfaceId }),
   "surface.status": z.strictObject({ surface_id: SurfaceId }),
   "surface.close": z.strictObject({ surface_id: SurfaceId }),
@@ -147,14 +168,22 @@ export const gatedMethods: Partial<Record<Method, "send" | "keystroke">> = {
 
 /** Renders a zod error as one line naming the field: `"lines": expected number`. */
 export function describeZodError(err: z.ZodError): string {
-  return err.issues.map((issue) => {
+  const issues = err.issues.map((issue) => {
     const path = issue.path.length ? issue.path.join(".") : "params";
     if (issue.code === "unrecognized_keys") {
-      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+      const keys = firstFew(issue.keys.map((k) => `"${k}"`), ", ");
       return `${path === "params" ? "" : `"${path}": `}unknown field ${keys}`;
     }
     return `"${path}": ${issue.message}`;
-  }).join("; ");
+  });
+  return firstFew(issues, "; ");
+}
+
+/** At most five items joined by `sep`, then how many more there were: a message stays short. */
+function firstFew(items: string[], sep: string): string {
+  return items.length > 5
+    ? `${items.slice(0, 5).join(sep)}${sep}and ${items.length - 5} more`
+    : items.join(sep);
 }
 
 /** The JSON Schema of every method's params (for `paneflow api schema`). */
@@ -183,4 +212,7 @@ export const EVENT_TYPES = [
   "surface_closed",
   "workspace_created",
   "workspace_closed",
+  // Always delivered; accepted so that a list naming them is valid.
+  "heartbeat",
+  "dropped",
 ] as const;
