@@ -281,6 +281,10 @@ Deno.test("surfaces: an exited pane stays listed and readable with its exit code
     const key = await host.cli(["key", "done", "tab"]);
     assert.equal(key.code, 1);
     assert.match(key.stderr, /exited/);
+    // A key name that is wrong anyway is the usage error it would be on a live pane.
+    const badKey = await host.cli(["key", "done", "hyper-q"]);
+    assert.equal(badKey.code, 2);
+    assert.match(badKey.stderr, /Unknown key "hyper-q"/);
 
     const human = await host.cli(["ls", "--human"]);
     assert.match(human.stdout, /exited 7/);

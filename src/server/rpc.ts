@@ -244,11 +244,13 @@ const handlers: Handlers = {
     return { surface_id: s.id, bytes, bracketed, submitted: p.submit ?? false };
   },
   "surface.send_keystroke": async (ctx, p) => {
+    // A bad key name is the caller's mistake whatever state the pane is in: checked first.
+    const named = keyBytes(p.keystroke);
+    if ("error" in named) throw new RpcError(ErrorCode.InvalidParams, `"keystroke": ${named.error}`);
     const s = live(ctx.registry.surface(p.surface_id));
     const modes = await ctx.pool.modes(s.id);
     const key = keyBytes(p.keystroke, { applicationCursor: modes.application_cursor });
-    if ("error" in key) throw new RpcError(ErrorCode.InvalidParams, `"keystroke": ${key.error}`);
-    await ctx.pool.write(s.id, key.bytes);
+    await ctx.pool.write(s.id, "bytes" in key ? key.bytes : named.bytes);
     ctx.agents.noteKey(s.id, p.keystroke);
     return { surface_id: s.id, keystroke: p.keystroke };
   },
