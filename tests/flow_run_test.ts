@@ -517,6 +517,32 @@ ready = { pattern = "^MINE" }
   });
 });
 
+Deno.test("flow run: a second run on the same host replaces the named panes the first left exited", async () => {
+  await withHost({}, async (host) => {
+    const path = await writeFlow(
+      host,
+      "twice",
+      `
+[defaults]
+timeout_secs = 5
+
+[[step]]
+id = "once"
+pane = { command = "sh -c 'echo ONCE-$((6*7))'", name = "once" }
+ready = { pattern = "^ONCE-42" }
+`,
+    );
+    const first = await runJson(host, path);
+    assert.equal(first.r.code, 0, explain(first.r));
+    await waitUntil("the first run's pane to exit", async () => (await panes(host)).every((p) => p.exited));
+    const second = await runJson(host, path);
+    assert.equal(second.r.code, 0, explain(second.r));
+    const left = await panes(host);
+    assert.deepEqual(left.map((p) => p.name), ["once"]);
+    assert.notEqual(left[0].surface_id, first.report.steps[0].surface_id);
+  });
+});
+
 Deno.test("flow run: SIGINT stops the orchestration promptly and leaves the panes it created", async () => {
   await withHost({}, async (host) => {
     const path = await writeFlow(

@@ -221,6 +221,23 @@ command = "exec sleep 600"
     assert.ok(!first.created.includes(third.created[0]));
     assert.deepEqual(third.panes.map((p) => p.reused), [true, true, false]);
     assert.equal((await host.call<{ workspaces: unknown[] }>("workspace.list")).workspaces.length, 1);
+
+    // A pane of that name that no up of this workspace started is not taken over:
+    // the spec is refused at the name's line, and nothing is created.
+    const mine = await host.cli(["new", "--pane-name", "mine", "-c", "exec sleep 600"]);
+    assert.equal(mine.code, 0, mine.stderr);
+    const other = await spec(
+      host,
+      "other.toml",
+      `name = "other"\n[[panes]]\nname = "mine"\ncommand = "exec sleep 1"\n`,
+    );
+    const clash = await host.cli(["up", other]);
+    assert.equal(clash.code, 2);
+    assert.match(
+      clash.stderr,
+      /other\.toml:3:\d+.*"mine" is already pane \d+ of workspace 1 .*which no earlier up of "other" started/,
+    );
+    assert.equal((await host.call<{ surfaces: unknown[] }>("surface.list")).surfaces.length, 4);
   });
 });
 

@@ -306,26 +306,27 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   const spawnNow = async (s: StepInstance): Promise<number> => {
     const pane = structuredClone(s.pane!);
     if (s.submit) delete pane.prompt;
-    if (pane.name === undefined) pane.name = await freeName(s.key);
-    const res = await callOn<{ panes: { surface_id: number; reused: boolean }[] }>(lanes[0], "workspace.up", {
+    const existing = await callOn<{ surfaces: PaneInfo[] }>(lanes[0], "surface.list", {});
+    if (pane.name === undefined) pane.name = freeName(s.key, existing.surfaces);
+    // A flow step needs its own, fresh pane: `up` would hand back (or refuse) a live one of the
+    // same name. An exited one an earlier run of this flow left, `up` replaces.
+    const taken = existing.surfaces.find((p) => p.name === pane.name && p.exited !== true);
+    if (taken) {
+      throw new StepFailure(
+        `a pane named "${pane.name}" already runs on the host (pane ${taken.surface_id}); close it or rename the step's pane`,
+      );
+    }
+    const res = await callOn<{ panes: { surface_id: number }[] }>(lanes[0], "workspace.up", {
       name: plan.name,
       layout: plan.layout,
       panes: [pane],
     });
-    const got = res.panes[0];
-    // `up` hands back a live pane of the same name; a flow step needs its own, fresh one.
-    if (got.reused) {
-      throw new StepFailure(
-        `a pane named "${pane.name}" already runs on the host (pane ${got.surface_id}); close it or rename the step's pane`,
-      );
-    }
-    return got.surface_id;
+    return res.panes[0].surface_id;
   };
 
-  const freeName = async (base: string): Promise<string> => {
-    const taken = new Set(
-      (await callOn<{ surfaces: PaneInfo[] }>(lanes[0], "surface.list", {})).surfaces.map((p) => p.name),
-    );
+  /** `base` as a pane name (`review[a]` → `review-a`), numbered past the names `panes` hold. */
+  const freeName = (base: string, panes: PaneInfo[]): string => {
+    const taken = new Set(panes.map((p) => p.name));
     const clean = base.replace(/\[(.+)\]$/, "-$1");
     if (!taken.has(clean)) return clean;
     for (let i = 2;; i++) if (!taken.has(`${clean}-${i}`)) return `${clean}-${i}`;

@@ -316,15 +316,28 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
   let target: Workspace | null = reg.workspaces.find((w) => w.title === workspace.name) ?? null;
   const reused = new Map<number, Surface>();
   const stale: Surface[] = [];
+  const clashes: Issue[] = [];
   for (const p of workspace.panes) {
     const s = p.name !== null ? live.find((x) => x.name === p.name) : live.find((x) => {
       const o = st.origins.get(x.id);
       return x.workspace === target && x.name === null && o?.title === workspace.name && o.index === p.index;
     });
     if (!s) continue;
+    // Names are unique on the host: a pane of that name that no `up` of this
+    // workspace started is someone else's, neither reused nor replaced.
+    if (st.origins.get(s.id)?.title !== workspace.name) {
+      const ws = reg.workspaces[reg.indexOf(s.workspace)];
+      clashes.push({
+        path: ["panes", p.index, "name"],
+        message: `"${p.name}" is already pane ${s.id} of workspace ${reg.indexOf(s.workspace)}` +
+          ` ("${ws?.title ?? ""}"), which no earlier up of "${workspace.name}" started; rename one of them`,
+      });
+      continue;
+    }
     if (s.exit) stale.push(s);
     else reused.set(p.index, s);
   }
+  if (clashes.length) throw specError(clashes);
   target ??= reused.values().next().value?.workspace ?? null;
 
   const only = new Set(workspace.panes.filter((p) => !reused.has(p.index)).map((p) => p.index));
