@@ -9,12 +9,13 @@
 export type Env = { get(key: string): string | undefined };
 
 /**
- * `$PANEFLOW_SOCKET_PATH`, else `$XDG_RUNTIME_DIR/paneflow/paneflow.sock`,
- * else `/tmp/paneflow-$UID/paneflow.sock`.
+ * `$PANEFLOW_SOCKET_PATH` (relative to the working directory), else
+ * `$XDG_RUNTIME_DIR/paneflow/paneflow.sock`, else `/tmp/paneflow-$UID/paneflow.sock`.
  */
 export function socketPath(env: Env = Deno.env): string {
   const explicit = env.get("PANEFLOW_SOCKET_PATH");
-  if (explicit) return explicit;
+  // Made absolute: the host hands it to panes, whose working directories differ.
+  if (explicit) return explicit.startsWith("/") ? explicit : `${Deno.cwd()}/${explicit.replace(/^\.\//, "")}`;
   const runtime = env.get("XDG_RUNTIME_DIR");
   if (runtime) return `${runtime}/paneflow/paneflow.sock`;
   return `/tmp/paneflow-${Deno.uid() ?? "user"}/paneflow.sock`;

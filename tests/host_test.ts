@@ -1,6 +1,6 @@
 /**
  * `paneflow serve`: claiming the socket, modes, stale sockets, config
- * errors, `--detach`, autostart, and clean shutdown on SIGTERM/SIGINT.
+ * errors, `--detach`, autostart, and clean shutdown on SIGTERM/SIGINT/SIGHUP.
  */
 import assert from "node:assert/strict";
 import { exists, rawExchange, runCli, type Served, spawnServe, waitUntil, withHost } from "./_harness.ts";
@@ -81,16 +81,36 @@ Deno.test("serve: makes the socket directory 0700 and the socket 0600, and fixes
       await stopServed(s);
     }
 
-    // An existing "paneflow" directory with a lax mode is tightened to 0700.
-    const lax = `${dir}/lax/paneflow`;
-    await Deno.mkdir(lax, { recursive: true });
-    await Deno.chmod(lax, 0o755);
-    const s2 = spawnServe(baseEnv(`${lax}/p.sock`, config));
-    try {
-      await waitUntil("the host to answer", () => ping(`${lax}/p.sock`));
-      assert.equal((await Deno.stat(lax)).mode! & 0o777, 0o700);
-    } finally {
-      await stopServed(s2);
+    // Existing "paneflow" and "paneflow-$UID" directories with a lax mode are tightened to 0700.
+    for (const lax of [`${dir}/lax/paneflow`, `${dir}/lax/paneflow-0`]) {
+      await Deno.mkdir(lax, { recursive: true });
+      await Deno.chmod(lax, 0o777);
+      const s2 = spawnServe(baseEnv(`${lax}/p.sock`, config));
+      try {
+        await waitUntil("the host to answer", () => ping(`${lax}/p.sock`));
+        assert.equal((await Deno.stat(lax)).mode! & 0o777, 0o700);
+      } finally {
+        await stopServed(s2);
+      }
+    }
+
+    // Someone else's directory, or one other users may write to, is refused: they could swap the socket.
+    const shared = `${dir}/shared`;
+    await Deno.mkdir(shared, { mode: 0o777 });
+    await Deno.chmod(shared, 0o777);
+    const r = await runCli(["serve"], baseEnv(`${shared}/p.sock`, config));
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr,
+      `paneflow: ${shared} is writable by other users (mode 777); refusing to put the socket there (chmod 700 it)\n`,
+    );
+    if (Deno.uid() === 0) {
+      const foreign = `${dir}/foreign`;
+      await Deno.mkdir(foreign, { mode: 0o700 });
+      await Deno.chown(foreign, 65534, 65534);
+      const f = await runCli(["serve"], baseEnv(`${foreign}/p.sock`, config));
+      assert.equal(f.code, 1);
+      assert.match(f.stderr, /foreign belongs to uid 65534, not to you/);
     }
   });
 });
@@ -189,19 +209,86 @@ Deno.test("serve: SIGTERM gives every pane SIGHUP, removes the socket and exits 
   });
 });
 
-Deno.test("serve: SIGINT also shuts down cleanly", async () => {
+Deno.test("serve: SIGINT and SIGHUP (a closed terminal) also shut down cleanly", async () => {
+  for (const signal of ["SIGINT", "SIGHUP"] as const) {
+    await withTempDir(async (dir) => {
+      const socket = `${dir}/s.sock`;
+      const config = `${dir}/config.jsonc`;
+      await Deno.writeTextFile(config, "{}");
+      const s = spawnServe(baseEnv(socket, config));
+      try {
+        await waitUntil("the host to answer", () => ping(socket));
+        s.child.kill(signal);
+        assert.equal(await s.exited, 0, `${signal}: ${s.log()}`);
+        assert.equal(await exists(socket), false, signal);
+      } finally {
+        await stopServed(s);
+      }
+    });
+  }
+});
+
+Deno.test("serve: a host that stops removes its socket only while the file is still its own", async () => {
   await withTempDir(async (dir) => {
     const socket = `${dir}/s.sock`;
     const config = `${dir}/config.jsonc`;
     await Deno.writeTextFile(config, "{}");
-    const s = spawnServe(baseEnv(socket, config));
+    const a = spawnServe(baseEnv(socket, config));
+    let b: Served | undefined;
     try {
-      await waitUntil("the host to answer", () => ping(socket));
-      s.child.kill("SIGINT");
-      assert.equal(await s.exited, 0, s.log());
-      assert.equal(await exists(socket), false);
+      await waitUntil("host A to answer", () => ping(socket));
+      // Someone removes A's socket and a second host takes the path.
+      await Deno.remove(socket);
+      b = spawnServe(baseEnv(socket, config));
+      await waitUntil("host B to answer", () => ping(socket));
+      a.child.kill("SIGTERM");
+      assert.equal(await a.exited, 0, a.log());
+      assert.ok(await ping(socket), "host B is still reachable after A stopped");
     } finally {
-      await stopServed(s);
+      await stopServed(a);
+      if (b) await stopServed(b);
+    }
+  });
+});
+
+Deno.test("serve --detach: a relative socket path is made absolute; a silent foreign listener fails it quickly", async () => {
+  await withTempDir(async (dir) => {
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    const env = baseEnv("rel.sock", config);
+    const r = await runCli(["serve", "--detach"], env, undefined, { cwd: dir });
+    try {
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, `${dir}/rel.sock\n`);
+      const id = await runCli(["api", "system.identify"], {
+        ...env,
+        PANEFLOW_SOCKET_PATH: `${dir}/rel.sock`,
+      });
+      assert.equal(JSON.parse(id.stdout).socket, `${dir}/rel.sock`);
+    } finally {
+      await runCli(["api", "system.shutdown"], { ...env, PANEFLOW_SOCKET_PATH: `${dir}/rel.sock` });
+    }
+
+    // Something listens on the path and never answers: --detach gives up with why, not hangs.
+    const silent = `${dir}/silent.sock`;
+    const listener = Deno.listen({ transport: "unix", path: silent });
+    const held: Deno.Conn[] = [];
+    const accepting = (async () => {
+      for await (const c of listener) held.push(c);
+    })();
+    try {
+      const started = Date.now();
+      const d = await runCli(["serve", "--detach"], baseEnv(silent, config));
+      assert.equal(d.code, 1);
+      assert.match(
+        d.stderr,
+        /^paneflow: Could not start a host on .*silent\.sock: Another program is listening/,
+      );
+      assert.ok(Date.now() - started < 12_000, `gave up after ${Date.now() - started} ms`);
+    } finally {
+      for (const c of held) c.close();
+      listener.close();
+      await accepting.catch(() => {});
     }
   });
 });

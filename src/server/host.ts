@@ -2,7 +2,7 @@
  * The host process: claims the socket, loads the config, starts the pane
  * workers, serves connections (and with `stdio`, its own stdin/stdout as
  * one more, whose end stops the host), and shuts down cleanly on
- * SIGTERM/SIGINT (panes get SIGHUP, the socket file is removed).
+ * SIGTERM/SIGINT/SIGHUP (panes get SIGHUP, the socket file is removed).
  *
  * @module
  */
@@ -26,11 +26,14 @@ export interface Host {
   stop(): Promise<void>;
 }
 
+/** Signals that stop the host cleanly: SIGHUP too, for a foreground host whose terminal closes. */
+const STOP_SIGNALS: Deno.Signal[] = ["SIGTERM", "SIGINT", "SIGHUP"];
+
 /** Options for {@link startHost}. */
 export interface HostOptions {
   socketPath: string;
   config?: Config;
-  /** Install SIGTERM/SIGINT handlers (the `serve` verb does; embedded hosts don't). */
+  /** Install SIGTERM/SIGINT/SIGHUP handlers (the `serve` verb does; embedded hosts don't). */
   signals?: boolean;
   log?: (line: string) => void;
   /**
@@ -81,9 +84,25 @@ async function probe(path: string): Promise<"dead" | "paneflow" | "other"> {
 async function claimSocket(path: string) {
   const dir = dirname(path);
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  const info = await Deno.stat(dir);
-  if (info.uid === Deno.uid() && (info.mode! & 0o777) !== 0o700 && dir.endsWith("paneflow")) {
+  let info = await Deno.stat(dir);
+  // Our own directories (the default paths' `paneflow` and `paneflow-$UID`) are made private.
+  const ours = /(^|\/)paneflow(-\d+|-user)?$/.test(dir);
+  if (ours && info.uid === Deno.uid() && (info.mode! & 0o777) !== 0o700) {
     await Deno.chmod(dir, 0o700);
+    info = await Deno.stat(dir);
+  }
+  // Same user only (SPEC §2): in a directory another user owns or may write to (unless it is
+  // sticky, like /tmp), they could swap the socket for their own.
+  const sticky = (info.mode! & 0o1000) !== 0;
+  if (!sticky && info.uid !== Deno.uid()) {
+    throw new Error(`${dir} belongs to uid ${info.uid}, not to you; refusing to put the socket there`);
+  }
+  if (!sticky && (info.mode! & 0o022) !== 0) {
+    throw new Error(
+      `${dir} is writable by other users (mode ${
+        (info.mode! & 0o777).toString(8)
+      }); refusing to put the socket there (chmod 700 it)`,
+    );
   }
   let existing: Deno.FileInfo;
   try {
@@ -127,6 +146,8 @@ export async function startHost(opts: HostOptions): Promise<Host> {
 
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
   await Deno.chmod(opts.socketPath, 0o600);
+  // The socket file is removed at the end only while it is still this one (its inode).
+  const socketIno = (await Deno.lstat(opts.socketPath)).ino;
 
   let stopping: Promise<void> | null = null;
   let resolveDone = () => {};
@@ -136,9 +157,15 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const stop = () => {
     stopping ??= (async () => {
       log("shutting down");
-      try {
-        listener.close();
-      } catch { /* closed */ }
+      // Closing a Deno unix listener unlinks its path: while the file there is
+      // another host's (ours was removed and the path taken), ours stays open
+      // instead (nothing can reach it by path) until the process ends.
+      const file = await Deno.lstat(opts.socketPath).catch(() => null);
+      if (file?.ino === socketIno) {
+        try {
+          listener.close();
+        } catch { /* closed */ }
+      }
       agents.dispose();
       await registry.closeAll().catch(() => {});
       pool.terminate();
@@ -147,20 +174,14 @@ export async function startHost(opts: HostOptions): Promise<Host> {
           c.close();
         } catch { /* closed */ }
       }
-      await Deno.remove(opts.socketPath).catch(() => {});
-      if (opts.signals) {
-        Deno.removeSignalListener("SIGTERM", onSignal);
-        Deno.removeSignalListener("SIGINT", onSignal);
-      }
+      if (file?.ino === socketIno) await Deno.remove(opts.socketPath).catch(() => {});
+      if (opts.signals) { for (const sig of STOP_SIGNALS) Deno.removeSignalListener(sig, onSignal); }
       resolveDone();
     })();
     return stopping;
   };
   const onSignal = () => void stop();
-  if (opts.signals) {
-    Deno.addSignalListener("SIGTERM", onSignal);
-    Deno.addSignalListener("SIGINT", onSignal);
-  }
+  if (opts.signals) { for (const sig of STOP_SIGNALS) Deno.addSignalListener(sig, onSignal); }
 
   const ctx: HostContext = {
     config,

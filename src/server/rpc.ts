@@ -9,7 +9,7 @@ import { ErrorCode, ErrorReason, MAX_SEND_BYTES, PROTOCOL_VERSION, VERSION } fro
 import type { Config } from "../spec/config.ts";
 import { describeZodError, gatedMethods, type Method, methods, type Params } from "../spec/protocol.ts";
 import { RpcError } from "../errors.ts";
-import { fence } from "./fence.ts";
+import { defang, fence } from "./fence.ts";
 import { keyBytes } from "./keys.ts";
 import type { AgentTracker, HookFrame } from "./agents.ts";
 import type { PanePool } from "./pane_pool.ts";
@@ -157,7 +157,12 @@ const handlers: Handlers = {
       eof: r.eof,
       output_generation: r.generation,
       fenced,
-      ...(p.since === undefined ? {} : { since: p.since, reset: r.reset, changed: r.changed }),
+      ...(p.since === undefined ? {} : {
+        since: p.since,
+        reset: r.reset,
+        // Pane text outside the fence: no closing sentinel may survive in it either.
+        changed: fenced ? r.changed?.map((c) => ({ line: c.line, text: defang(c.text) })) : r.changed,
+      }),
     };
   },
   "surface.search": async (ctx, p) => {

@@ -13,15 +13,24 @@ export function logPath(path: string): string {
   return `${dirname(path)}/paneflow.log`;
 }
 
-/** The pid of the host answering on `path`, or null when none does. */
+/** How long a listener on the socket may take to say who it is. */
+const IDENTIFY_MS = 2000;
+
+/**
+ * The pid of the host answering on `path`, or null when none does. A
+ * listener that is not paneflow and never answers is given up on after
+ * {@link IDENTIFY_MS} (closing the connection ends the pending call).
+ */
 async function answeringPid(path: string): Promise<number | null> {
   const c = await Client.tryConnect(path);
   if (!c) return null;
+  const timer = setTimeout(() => c.close(), IDENTIFY_MS);
   try {
     return (await c.call<{ pid: number }>("system.identify")).pid;
   } catch {
     return null;
   } finally {
+    clearTimeout(timer);
     c.close();
   }
 }

@@ -9,7 +9,7 @@ export default defineVerb({
   details: [
     "Socket: $PANEFLOW_SOCKET_PATH, else $XDG_RUNTIME_DIR/paneflow/paneflow.sock,",
     "else /tmp/paneflow-$UID/paneflow.sock. Config: $PANEFLOW_CONFIG or",
-    "~/.config/paneflow/config.jsonc. SIGTERM or SIGINT stops the host; panes get SIGHUP.",
+    "~/.config/paneflow/config.jsonc. SIGTERM, SIGINT or SIGHUP stops the host; panes get SIGHUP.",
     "",
     "--stdio serves the protocol on stdin/stdout (stdout carries only protocol messages;",
     "the log goes to stderr) for the program that started it: a private host, on a socket",
