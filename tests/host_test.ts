@@ -384,6 +384,11 @@ Deno.test("config: an unknown key stops the host with a message naming the key a
     const cases: [string, RegExp][] = [
       [`{\n  // a comment\n  "ai_unrestricted": false,\n  "bogus_key": 1\n}`, /"bogus_key"/],
       [`{"terminal": {"colz": 80}}`, /"terminal\.colz"/],
+      // A shell that is not there is found at start, not when every pane fails with it.
+      [
+        `{"terminal": {"shell": "/nonexistent/zsh"}}`,
+        /"terminal\.shell".*\/nonexistent\/zsh is not an executable file/,
+      ],
     ];
     for (const [text, key] of cases) {
       const config = `${dir}/config.jsonc`;

@@ -238,6 +238,10 @@ Deno.test("protocol: malformed input gets the right JSON-RPC errors and the host
       assert.equal(a.error?.code, -32602);
       assert.match(a.error!.message, /9999/);
       assert.deepEqual(a.error?.data, { reason: "surface_not_found" });
+      // Listing the panes of a workspace that does not exist is the same kind of error.
+      const [b] = await exchange(host, req(2, "surface.list", { workspace: 99 }));
+      assert.equal(b.error?.code, -32602);
+      assert.deepEqual(b.error?.data, { reason: "workspace_not_found" });
     });
 
     await t.step("several requests on one connection are answered in order", async () => {

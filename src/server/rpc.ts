@@ -128,11 +128,15 @@ const handlers: Handlers = {
     await registry.restoreLayout(ws, p.layout);
     return registry.describeWorkspace(ws);
   },
-  "surface.list": ({ registry }, p) => ({
-    surfaces: [...registry.surfaces.values()]
-      .filter((s) => p.workspace === undefined || registry.indexOf(s.workspace) === p.workspace)
-      .map((s) => registry.describe(s)),
-  }),
+  "surface.list": ({ registry }, p) => {
+    // A workspace that does not exist is an error, as everywhere else, not an empty list.
+    const ws = p.workspace === undefined ? undefined : registry.workspaceAt(p.workspace);
+    return {
+      surfaces: [...registry.surfaces.values()]
+        .filter((s) => ws === undefined || s.workspace === ws)
+        .map((s) => registry.describe(s)),
+    };
+  },
   "surface.read": async (ctx, p) => {
     const s = ctx.registry.surface(p.surface_id);
     const lines = clamp(p.lines ?? 200, 1, 4000);

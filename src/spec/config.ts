@@ -73,7 +73,7 @@ export function parseConfig(text: string, file: string): Config {
   return result.data;
 }
 
-/** Reads the config file; a missing file gives the defaults. */
+/** Reads the config file; a missing file gives the defaults. `terminal.shell` must be executable. */
 export async function loadConfig(file = configPath()): Promise<Config> {
   let text: string;
   try {
@@ -82,5 +82,14 @@ export async function loadConfig(file = configPath()): Promise<Config> {
     if (e instanceof Deno.errors.NotFound) return ConfigSchema.parse({});
     throw new Error(`Cannot read config ${file}: ${(e as Error).message}`);
   }
-  return parseConfig(text, file);
+  const config = parseConfig(text, file);
+  // Checked now, not when the first pane fails to start with it.
+  const shell = config.terminal.shell;
+  if (shell !== undefined) {
+    const info = await Deno.stat(shell).catch(() => null);
+    if (!info?.isFile || (info.mode !== null && (info.mode & 0o111) === 0)) {
+      throw new Error(`Invalid config key "terminal.shell" in ${file}: ${shell} is not an executable file`);
+    }
+  }
+  return config;
 }
