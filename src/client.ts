@@ -9,7 +9,7 @@
  * @module
  */
 import { CliFailure, RpcError, UsageError } from "./errors.ts";
-import { ExitCode } from "./spec/codes.ts";
+import { ExitCode, MAX_LINE_BYTES } from "./spec/codes.ts";
 import { socketPath } from "./paths.ts";
 
 const encoder = new TextEncoder();
@@ -92,6 +92,12 @@ export class Client {
   async send(method: string, params: unknown = {}): Promise<number> {
     const id = ++this.#id;
     const data = encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    // The host would refuse it and close the connection mid-write: say why here instead.
+    if (data.length > MAX_LINE_BYTES + 1) {
+      throw new UsageError(
+        `The ${method} request is ${data.length} bytes; the host takes at most ${MAX_LINE_BYTES} per message`,
+      );
+    }
     let off = 0;
     try {
       while (off < data.length) off += await this.#conn.write(data.subarray(off));

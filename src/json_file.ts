@@ -33,21 +33,35 @@ export async function readJsonObject(
   return { data: data as Record<string, unknown>, exists: true };
 }
 
-/** Writes `text` to `path` atomically, after copying the old file to `path.bak`. */
+/**
+ * Replaces `path` with `text` atomically: a temp file in the same directory,
+ * then a rename, after copying the old file to `path.bak` when `backup`. A
+ * symlinked config stays a symlink (its target is written) and the file
+ * keeps its mode (0600 for a new one).
+ */
 export async function writeAtomic(path: string, text: string, opts: { backup: boolean }): Promise<void> {
-  await Deno.mkdir(dirname(path), { recursive: true });
+  let target = path;
+  try {
+    target = await Deno.realPath(path);
+  } catch { /* a new file */ }
+  await Deno.mkdir(dirname(target), { recursive: true });
   if (opts.backup) {
     try {
-      await Deno.copyFile(path, `${path}.bak`);
+      await Deno.copyFile(target, `${path}.bak`);
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
     }
   }
-  let mode = 0o600;
+  const mode = await Deno.stat(target).then((s) => (s.mode ?? 0o600) & 0o777, () => 0o600);
+  const tmp = `${dirname(target)}/.${
+    target.slice(target.lastIndexOf("/") + 1)
+  }.paneflow-${crypto.randomUUID()}.tmp`;
   try {
-    mode = (await Deno.stat(path)).mode! & 0o777;
-  } catch { /* new file */ }
-  const tmp = `${path}.paneflow-${Deno.pid}.tmp`;
-  await Deno.writeTextFile(tmp, text, { mode });
-  await Deno.rename(tmp, path);
+    await Deno.writeTextFile(tmp, text, { mode, createNew: true });
+    await Deno.chmod(tmp, mode);
+    await Deno.rename(tmp, target);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
 }

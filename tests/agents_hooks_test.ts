@@ -152,12 +152,41 @@ Deno.test("hooks setup | status | uninstall | --dry-run on Claude Code's setting
     assert.match(r.stderr, /not a JSON object/);
     assert.equal(await read(), "[]");
 
+    // Hooks of a shape we do not understand are reported, never misread or dropped.
+    for (
+      const [hooks, problem] of [
+        [{ Stop: [null] }, /"hooks\.Stop\[0\]" is not an object/],
+        [{ Stop: "notarray" }, /"hooks\.Stop" is not a list/],
+        [[], /"hooks" is not an object/],
+      ] as const
+    ) {
+      const text = JSON.stringify({ hooks });
+      await Deno.writeTextFile(file, text);
+      for (const action of ["status", "setup", "uninstall"]) {
+        r = await cli(action);
+        assert.equal(r.code, 1, `${action} on ${text}: ${r.stderr}`);
+        assert.match(r.stderr, problem);
+        assert.equal(r.stderr.trim().split("\n").length, 1);
+        assert.doesNotMatch(r.stderr, /Internal error/);
+        assert.equal(await read(), text);
+      }
+    }
+
     // No settings.json yet: setup creates it (and there is nothing to back up).
     await Deno.remove(file);
     r = await cli("setup");
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(await read()).hooks.Stop.length, 1);
     assert.equal(await exists(`${file}.bak`), false);
+
+    // A symlinked settings.json (dotfiles) stays a link: its target is written.
+    await Deno.mkdir(`${root}/dotfiles`);
+    await Deno.rename(file, `${root}/dotfiles/settings.json`);
+    await Deno.symlink(`${root}/dotfiles/settings.json`, file);
+    r = await cli("uninstall");
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok((await Deno.lstat(file)).isSymlink, "the link was kept");
+    assert.equal(JSON.parse(await Deno.readTextFile(`${root}/dotfiles/settings.json`)).hooks, undefined);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

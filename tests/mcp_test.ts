@@ -277,6 +277,14 @@ Deno.test("mcp bridge: tools, targets, fencing and resources against a real host
           const capped = await callOk(b, "search_pane", { target: "web", pattern: "row", max_matches: 3 });
           assert.match(capped, /the first 3; raise max_matches/);
           assert.equal(fenced(capped).split("\n").length, 3);
+          // Exactly as many matches as asked for: nothing more to raise the cap for.
+          const exact = await callOk(b, "search_pane", { target: "web", pattern: "ROW 29", max_matches: 11 });
+          assert.match(exact, /^Pane \d+: 11 lines contain "ROW 29"\. /);
+          // A request the host could not take is refused with why, not as a lost host.
+          assert.match(
+            await callErr(b, "search_pane", { target: "web", pattern: "a".repeat(2_000_000) }),
+            /request is \d+ bytes; the host takes at most 1048576 per message/,
+          );
           const regexy = await callOk(b, "search_pane", { target: "web", pattern: "row 1.0" });
           assert.match(regexy, /no line contains "row 1\.0"/, "the pattern is plain text, not a regex");
           assert.ok(!regexy.includes(CLOSE_TAG));
@@ -408,6 +416,28 @@ async function tempHome(): Promise<string> {
 function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return { HOME: home, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...extra };
 }
+
+Deno.test("mcp bridge: stdin closed at once ends it promptly, also while a host is up", async () => {
+  await withHost({}, async (host) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "mcp"],
+      env: { PANEFLOW_SOCKET_PATH: host.socket, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), 10_000)));
+    const status = await Promise.race([child.status, timeout]);
+    clearTimeout(timer);
+    if (status === "timeout") child.kill("SIGKILL");
+    const stderr = new TextDecoder().decode(
+      (await child.output().catch(() => null))?.stderr ?? new Uint8Array(),
+    );
+    assert.notEqual(status, "timeout", "the bridge was still running 10 s after stdin closed");
+    assert.equal((status as Deno.CommandStatus).code, 0, stderr);
+  });
+});
 
 Deno.test("mcp install/status/uninstall: real files in a temp HOME", async () => {
   const home = await tempHome();

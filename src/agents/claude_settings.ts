@@ -45,6 +45,32 @@ function groupsOf(settings: Json, event: string): HookGroup[] {
   return Array.isArray(groups) ? groups as HookGroup[] : [];
 }
 
+/**
+ * What is wrong with the shape of `settings.hooks` (Claude Code's: an object
+ * of event names to lists of `{matcher?, hooks: [{type, command}]}` groups),
+ * or null. Checked before reading or editing, so a value of the user's that
+ * we do not understand is reported, never dropped or misread.
+ */
+export function hooksShapeProblem(settings: Json): string | null {
+  const hooks = settings.hooks;
+  if (hooks === undefined) return null;
+  const isObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isObject(hooks)) return `"hooks" is not an object`;
+  for (const [event, groups] of Object.entries(hooks as Json)) {
+    if (!Array.isArray(groups)) return `"hooks.${event}" is not a list`;
+    for (const [i, g] of groups.entries()) {
+      if (!isObject(g)) return `"hooks.${event}[${i}]" is not an object`;
+      const entries = (g as HookGroup).hooks;
+      if (entries === undefined) continue;
+      if (!Array.isArray(entries)) return `"hooks.${event}[${i}].hooks" is not a list`;
+      if (!entries.every(isObject)) {
+        return `"hooks.${event}[${i}].hooks" holds something that is not an object`;
+      }
+    }
+  }
+  return null;
+}
+
 /** Which events have our hook installed, and with which command. */
 export function hookStatus(settings: Json): { event: string; command: string | null }[] {
   return HOOK_EVENTS.map((event) => {

@@ -20,7 +20,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { applyEdits, modify, parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml, stringify as stringifyToml, TomlError } from "smol-toml";
-import { dirname, type Env } from "../paths.ts";
+import { writeAtomic } from "../json_file.ts";
+import { type Env } from "../paths.ts";
 
 /** The key our entry has in every agent's config. */
 export const ENTRY_NAME = "paneflow";
@@ -379,30 +380,6 @@ async function readOrNull(path: string): Promise<string | null> {
   }
 }
 
-/**
- * Replaces `file` with `text` atomically: a temp file in the same directory,
- * then a rename. A symlinked config stays a symlink (we write its target)
- * and the file keeps its mode.
- */
-export async function writeAtomic(file: string, text: string): Promise<void> {
-  let target = file;
-  try {
-    target = await Deno.realPath(file);
-  } catch { /* a new file */ }
-  const mode = await Deno.stat(target).then((s) => s.mode ?? 0o600, () => 0o600);
-  const tmp = `${dirname(target)}/.${
-    target.slice(target.lastIndexOf("/") + 1)
-  }.paneflow-${crypto.randomUUID()}.tmp`;
-  try {
-    await Deno.writeTextFile(tmp, text, { mode: mode & 0o777, createNew: true });
-    await Deno.chmod(tmp, mode & 0o777);
-    await Deno.rename(tmp, target);
-  } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
-}
-
 /** Options for {@link applyAll} and {@link statusAll}. */
 export interface RunOptions {
   env: Env;
@@ -456,12 +433,8 @@ async function applyOne(
       };
       if (!edit.changed || opts.dryRun) return report;
       if ((await readOrNull(cfg.file)) !== text && attempt < 3) continue;
-      if (text !== null) {
-        report.backup = `${cfg.file}.bak`;
-        await Deno.writeTextFile(report.backup, text, { mode: 0o600 });
-      }
-      await Deno.mkdir(dirname(cfg.file), { recursive: true });
-      await writeAtomic(cfg.file, edit.text);
+      if (text !== null) report.backup = `${cfg.file}.bak`;
+      await writeAtomic(cfg.file, edit.text, { backup: text !== null });
       return report;
     }
   } catch (e) {

@@ -150,15 +150,24 @@ export function formatRead(id: number, r: ReadResult, offset: number): string {
   ].join("\n");
 }
 
-/** The `search_pane` text: a count, then `line N: text` lines in one fence. */
+/**
+ * The `search_pane` text: a count, then `line N: text` lines in one fence.
+ * `r` was asked for one match more than `max`, so that "there are more" is
+ * known, not guessed from a full page (the host returns at most 1000).
+ */
 export function formatSearch(id: number, pattern: string, r: SearchResult, max: number): string {
   const quoted = defang(JSON.stringify(pattern));
   if (r.matches.length === 0) return `Pane ${id}: no line contains ${quoted} (case-insensitive).`;
-  const capped = r.matches.length >= max ? ` (the first ${max}; raise max_matches for more)` : "";
+  const shown = r.matches.slice(0, max);
+  const capped = r.matches.length > max
+    ? ` (the first ${max}; raise max_matches for more)`
+    : max === SEARCH_MATCHES.max && shown.length === max
+    ? ` (the first ${max}; there may be more)`
+    : "";
   return [
-    `Pane ${id}: ${r.matches.length} line${r.matches.length === 1 ? "" : "s"} contain ${quoted}${capped}. ` +
+    `Pane ${id}: ${shown.length} line${shown.length === 1 ? "" : "s"} contain ${quoted}${capped}. ` +
     `Line numbers count from the oldest retained line. ${FENCE_NOTE}`,
-    fence(r.matches.map((m) => `line ${m.line}: ${m.text}`).join("\n")),
+    fence(shown.map((m) => `line ${m.line}: ${m.text}`).join("\n")),
   ].join("\n");
 }
 
@@ -259,7 +268,7 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
         const r = await hostCall<SearchResult>(socket, "surface.search", {
           surface_id: pane.surface_id,
           pattern: args.pattern,
-          max_matches: max,
+          max_matches: Math.min(max + 1, SEARCH_MATCHES.max),
         });
         return formatSearch(pane.surface_id, args.pattern, r, max);
       })(),
@@ -323,7 +332,9 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
 async function watchPanes(server: McpServer, socket: string, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
     const client = await Client.tryConnect(socket);
-    if (client) {
+    // The bridge may have been told to stop while connecting: an abort listener added now never fires.
+    if (client && signal.aborted) client.close();
+    else if (client) {
       const stop = () => client.close();
       signal.addEventListener("abort", stop);
       try {
@@ -343,14 +354,21 @@ async function watchPanes(server: McpServer, socket: string, signal: AbortSignal
         client.close();
       }
     }
-    await new Promise((r) => {
-      const t = setTimeout(r, 2000);
-      signal.addEventListener("abort", () => {
-        clearTimeout(t);
-        r(undefined);
-      }, { once: true });
-    });
+    if (!signal.aborted) await sleep(2000, signal);
   }
+}
+
+/** Waits `ms`, or less if `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
 }
 
 /**

@@ -1,5 +1,11 @@
-import { HOOK_EVENTS, hookStatus, installHooks, removeHooks } from "../agents/claude_settings.ts";
-import { UsageError } from "../errors.ts";
+import {
+  HOOK_EVENTS,
+  hooksShapeProblem,
+  hookStatus,
+  installHooks,
+  removeHooks,
+} from "../agents/claude_settings.ts";
+import { CliFailure, UsageError } from "../errors.ts";
 import { readJsonObject, writeAtomic } from "../json_file.ts";
 import { selfCommand } from "../paths.ts";
 import { defineVerb, printJson } from "./_verb.ts";
@@ -41,6 +47,12 @@ export default defineVerb({
     }
     const path = claudeSettingsPath();
     const { data, exists } = await readJsonObject(path);
+    const problem = hooksShapeProblem(data);
+    if (problem) {
+      throw new CliFailure(
+        `Refusing to ${action === "status" ? "read" : "edit"} ${path}: ${problem}; fix it first`,
+      );
+    }
     if (action === "status") {
       const status = hookStatus(data);
       const installed = status.filter((s) => s.command).length;
