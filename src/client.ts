@@ -102,6 +102,13 @@ export class Client {
     try {
       while (off < data.length) off += await this.#conn.write(data.subarray(off));
     } catch {
+      // A host that refused the connection (-32000, too many connections) said why before closing.
+      const said = await this.readLine().catch(() => null);
+      let error: { code: number; message: string; data?: { reason?: string } } | undefined;
+      try {
+        error = said === null ? undefined : JSON.parse(said).error;
+      } catch { /* not an answer */ }
+      if (error) throw new RpcError(error.code, error.message, error.data);
       throw new CliFailure(`Instance unreachable: the host on ${this.path} closed the connection`);
     }
     return id;

@@ -110,7 +110,7 @@ Deno.test("events: the ack comes first, then created, changed, exited with its c
       const exited = s.of("surface_exited", a.id)[0];
       assert.deepEqual(keys(exited), ["exit_code", "signal", "surface_id", "ts", "type", "workspace"]);
       assert.equal(exited.exit_code, 3);
-      assert.equal(exited.signal, 0);
+      assert.equal(exited.signal, null);
       const closed = s.of("surface_closed", a.id)[0];
       assert.deepEqual(keys(closed), ["surface_id", "ts", "type", "workspace"]);
       assert.deepEqual(keys(s.of("workspace_closed")[0]), ["title", "ts", "type", "workspace"]);

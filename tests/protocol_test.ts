@@ -327,6 +327,13 @@ Deno.test("protocol: the 17th concurrent connection gets -32000 and is closed", 
       } finally {
         extra.close();
       }
+      // A CLI verb turned away says the host is busy, not that it is unreachable.
+      const busy = await host.cli(["ls"]);
+      assert.equal(busy.code, 1);
+      assert.match(
+        busy.stderr,
+        /^paneflow: Too many connections: the host serves at most 16 at once; retry later\n$/,
+      );
       // The 16 held connections still work.
       await held[15].write(req("still", "system.ping"));
       assert.equal(JSON.parse((await held[15].line())!).id, "still");

@@ -6,7 +6,7 @@
  * starts is found.
  */
 import assert from "node:assert/strict";
-import { readPane, type TestHost, waitUntil, withHost } from "./_harness.ts";
+import { readPane, ROOT, runCommand, type TestHost, waitUntil, withHost } from "./_harness.ts";
 import { type CliChild, hostConnections, spawnCli } from "./_stream.ts";
 
 async function newPane(host: TestHost, command: string, name: string, cwd = host.dir): Promise<number> {
@@ -225,6 +225,7 @@ Deno.test("wait: usage errors exit 2, no pane exits 3, a timeout exits 4", async
       [["--match", "q", "--pattern", "(unclosed"], 2, /Invalid --pattern/],
       [["--match", "q", "--idle", "--any", "--all"], 2, /--any and --all/],
       [["--match", "q", "--idle", "--timeout", "0"], 2, /--timeout/],
+      [["--match", "q", "--idle", "--settle", "-5"], 2, /--settle must be zero or more/],
       [["--match", "nosuch", "--pattern", "x"], 3, /No pane matches "nosuch"/],
       [["--match", "99", "--idle"], 3, /99/],
     ];
@@ -243,6 +244,14 @@ Deno.test("wait: usage errors exit 2, no pane exits 3, a timeout exits 4", async
     assert.match(r.stderr, /Timed out after 0\.5s waiting for pattern \/NEVER\/ on q/);
     assert.equal(r.stdout, "");
     assert.ok(took >= 500 && took < 5000, `took ${took.toFixed(0)} ms`);
+    // On a pipe (above) a wait prints nothing until it ends; on a terminal it shows progress.
+    const cli = [Deno.execPath(), "run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${ROOT}main.ts`];
+    const wait = [...cli, "wait", "--match", "q", "--pattern", "NEVER", "--timeout", "1.5"].map((w) =>
+      `'${w}'`
+    );
+    const tty = await runCommand("script", ["-qec", wait.join(" "), "/dev/null"], { env: host.env });
+    assert.match(tty.stdout, /waiting for pattern \/NEVER\/ on q … 1s/);
+    assert.match(tty.stdout, /\r\x1b\[Kpaneflow: Timed out after 1\.5s/, "the status line is cleared first");
   });
 });
 

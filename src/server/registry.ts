@@ -384,7 +384,8 @@ export class Registry {
       surface_id: s.id,
       workspace: this.indexOf(s.workspace),
       exit_code: s.exit!.exit_code,
-      signal: s.exit!.signal,
+      // null for a normal exit, as `exit_signal` in surface.list.
+      signal: s.exit!.signal || null,
     });
   }
 

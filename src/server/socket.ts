@@ -7,9 +7,8 @@
  *
  * @module
  */
-import { z } from "zod";
 import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
-import { describeZodError, EVENT_TYPES } from "../spec/protocol.ts";
+import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
 import type { EventBus } from "./bus.ts";
 import { dispatch, type HostContext, parseEnvelope, type Response } from "./rpc.ts";
 
@@ -44,11 +43,6 @@ interface Framing {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
-
-const SubscribeParams = z.strictObject({
-  surfaces: z.array(z.number().int().min(1)).optional(),
-  types: z.array(z.enum(EVENT_TYPES as unknown as [string, ...string[]])).optional(),
-});
 
 async function writeAll(conn: Duplex, data: Uint8Array) {
   let off = 0;

@@ -189,7 +189,7 @@ function firstFew(items: string[], sep: string): string {
 /** The JSON Schema of every method's params (for `paneflow api schema`). */
 export function jsonSchema(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(methods)) {
+  for (const [name, schema] of Object.entries({ ...methods, "events.subscribe": SubscribeParams })) {
     out[name] = z.toJSONSchema(schema, { unrepresentable: "any" });
   }
   return out;
@@ -216,3 +216,12 @@ export const EVENT_TYPES = [
   "heartbeat",
   "dropped",
 ] as const;
+
+/**
+ * Params of `events.subscribe`, which the connection code answers itself (it
+ * turns the connection into a stream); an empty list filters nothing.
+ */
+export const SubscribeParams = z.strictObject({
+  surfaces: z.array(SurfaceId).optional().describe("Only events of these panes"),
+  types: z.array(z.enum(EVENT_TYPES)).optional().describe("Only events of these types"),
+});

@@ -14,6 +14,9 @@ export default defineVerb({
       printJson(jsonSchema());
       return 0;
     }
+    if (args[0] === "events.subscribe") {
+      throw new UsageError("events.subscribe turns the connection into a stream of events; use paneflow watch");
+    }
     let params: unknown = {};
     if (args[1] !== undefined) {
       try {

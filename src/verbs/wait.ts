@@ -70,6 +70,9 @@ export default defineVerb({
     if (opts.timeout !== undefined && opts.timeout <= 0) {
       throw new UsageError("Option --timeout must be a positive number of seconds");
     }
+    if (opts.settle !== undefined && opts.settle < 0) {
+      throw new UsageError("Option --settle must be zero or more milliseconds");
+    }
     let regex: RegExp | null = null;
     if (opts.pattern !== undefined) {
       try {
@@ -82,8 +85,12 @@ export default defineVerb({
     const started = Date.now();
     const deadline = opts.timeout === undefined ? Infinity : started + opts.timeout * 1000;
 
+    const what = [regex ? `pattern /${opts.pattern}/` : "", opts.idle ? "idle" : ""].filter(Boolean).join(
+      " and ",
+    );
     const client = await Client.connect();
     const events = await Client.connect();
+    const progress = opts.json ? null : showProgress(`waiting for ${what} on ${opts.match}`, started);
     try {
       const panes = matchPanes(opts.match, await listPanes(client));
       if (panes.length === 0) throw new CliFailure(`No pane matches "${opts.match}"`, ExitCode.NotFound);
@@ -207,8 +214,6 @@ export default defineVerb({
       while (!finished()) {
         const now = Date.now();
         if (now >= deadline) {
-          const what = [regex ? `pattern /${opts.pattern}/` : "", opts.idle ? "idle" : ""]
-            .filter(Boolean).join(" and ");
           throw new CliFailure(
             `Timed out after ${opts.timeout}s waiting for ${what} on ${opts.match}`,
             ExitCode.Timeout,
@@ -252,6 +257,7 @@ export default defineVerb({
         }
       }
 
+      progress?.stop();
       const done = [...watches.values()].filter((w) => w.done);
       if (opts.json) {
         printJson({
@@ -272,11 +278,34 @@ export default defineVerb({
       }
       return 0;
     } finally {
+      progress?.stop();
       client.close();
       events.close();
     }
   },
 });
+
+/**
+ * A status line on stderr, redrawn every second, while stderr is a terminal
+ * (SPEC §11: a long wait shows progress there; pipes and --json get none).
+ */
+function showProgress(what: string, started: number): { stop(): void } | null {
+  if (!Deno.stderr.isTerminal()) return null;
+  const enc = new TextEncoder();
+  let drawn = false;
+  const draw = (text: string) => Deno.stderr.writeSync(enc.encode(`\r\x1b[K${text}`));
+  const timer = setInterval(() => {
+    drawn = true;
+    draw(`${what} … ${Math.round((Date.now() - started) / 1000)}s`);
+  }, 1000);
+  return {
+    stop() {
+      clearInterval(timer);
+      if (drawn) draw("");
+      drawn = false;
+    },
+  };
+}
 
 /** The next event line, undefined after `ms`, null if the host went away. */
 async function readWithTimeout(c: Client, ms: number): Promise<string | null | undefined> {
