@@ -233,6 +233,31 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       assert.equal(await generation(host, sink.surface_id), before, "nothing was written");
     });
 
+    await t.step(
+      "a full 64 KiB payload arrives whole, in order, however slowly the program reads",
+      async () => {
+        // The PTY takes ~4 KiB at a time: the rest waits until the program reads it.
+        const file = `${host.dir}/received`;
+        const payload = Array.from({ length: 1024 }, (_, i) => `${String(i).padStart(63, "0")}\n`).join("");
+        assert.equal(payload.length, 65536);
+        await host.json([
+          "new",
+          "--pane-name",
+          "slow",
+          "-c",
+          `stty raw -echo; echo READY; sleep 0.5; exec cat > ${file}`,
+        ]);
+        await waitUntil("the slow reader", async () => (await paneText(host, "slow")).includes("READY"));
+        const sent = await host.cli(["send", "slow", "-"], { stdin: payload });
+        assert.equal(sent.code, 0, sent.stderr);
+        await waitUntil(
+          "every byte in the file",
+          async () => (await Deno.readTextFile(file).catch(() => "")).length === 65536,
+        );
+        assert.equal(await Deno.readTextFile(file), payload);
+      },
+    );
+
     await t.step("named keys send the right bytes", async () => {
       const id = await newViewer(host, "keys");
       const keys = [
@@ -372,5 +397,24 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
       assert.equal(none.code, 3);
       assert.match(none.stderr, /No pane matches/);
     });
+  });
+});
+
+Deno.test("send: a program that never reads its input fails the write with how much it took", async () => {
+  await withHost({}, async (host) => {
+    await host.json(["new", "--pane-name", "deaf", "-c", "stty raw -echo; echo READY; exec sleep 600"]);
+    await waitUntil("the pane", async () => (await paneText(host, "deaf")).includes("READY"));
+    const started = Date.now();
+    const r = await host.cli(["send", "deaf", "-"], { stdin: "z".repeat(65536) });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /^paneflow: Pane \d+: the program stopped reading its input: \d+ of 65536 bytes taken, then nothing for 10 s\n$/,
+    );
+    assert.ok(Date.now() - started >= 10_000);
+    // The pane is still there, running, and readable.
+    const listed = await host.json<{ surfaces: { name: string; exited?: boolean }[] }>(["ls"]);
+    assert.deepEqual(listed.surfaces.map((p) => [p.name, p.exited === true]), [["deaf", false]]);
+    assert.match(await paneText(host, "deaf"), /READY/);
   });
 });

@@ -13,6 +13,9 @@ import {
   type WorkerReply,
   type WorkerRequest,
 } from "./_worker_protocol.ts";
+import { RpcError } from "../errors.ts";
+import { ErrorCode, ErrorReason } from "../spec/codes.ts";
+import { STALLED } from "./pty_input.ts";
 
 // deno-lint-ignore no-explicit-any
 type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
@@ -130,8 +133,21 @@ export class PanePool {
     }
   }
 
+  /** Writes into the pane's PTY; resolves once the program has taken every byte. */
   write(id: number, data: string): Promise<void> {
-    return this.#to(id, { op: "write", id, data });
+    return this.#to<void>(id, { op: "write", id, data }).catch((e: Error) => {
+      if (e.message.startsWith(STALLED)) {
+        throw new RpcError(ErrorCode.Backpressure, `Pane ${id}: ${e.message}`, {
+          reason: ErrorReason.InputStalled,
+        });
+      }
+      if (e.message === "exited") {
+        throw new RpcError(ErrorCode.InvalidParams, `Pane ${id} exited while being written to`, {
+          reason: ErrorReason.Exited,
+        });
+      }
+      throw e;
+    });
   }
   resize(id: number, cols: number, rows: number): Promise<void> {
     const view = this.#views.get(id);

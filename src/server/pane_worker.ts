@@ -31,6 +31,7 @@ import {
   type WorkerReply,
   type WorkerRequest,
 } from "./_worker_protocol.ts";
+import { PtyInput } from "./pty_input.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
@@ -58,6 +59,8 @@ const SNAPSHOTS_KEPT = 16;
 interface Pane {
   id: number;
   pty: pty.IPty;
+  /** Writes into the PTY (node-pty's own write loses bytes under Deno). */
+  input: PtyInput;
   term: xterm.Terminal;
   pending: number;
   paused: boolean;
@@ -214,6 +217,8 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   const pane: Pane = {
     id: req.id,
     pty: p,
+    // deno-lint-ignore no-explicit-any
+    input: new PtyInput((p as any)._fd, (data) => p.write(data)),
     term,
     pending: 0,
     paused: false,
@@ -303,7 +308,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   });
   // Answer terminal queries (DA, DSR) the way a terminal would.
   term.onData((data) => {
-    if (!pane.exited) p.write(data);
+    if (!pane.exited) pane.input.write(data).catch(() => {});
   });
   return { pid: p.pid };
 }
@@ -481,7 +486,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     case "write": {
       const pane = mustGet(req.id);
       if (pane.exited) throw new Error("exited");
-      pane.pty.write(req.data);
+      await pane.input.write(req.data);
       return null;
     }
     case "resize": {

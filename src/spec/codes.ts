@@ -47,4 +47,6 @@ export const ErrorReason = {
   Gated: "gated",
   Exited: "exited",
   Timeout: "timeout",
+  /** The pane's program stopped reading its input part way through a write. */
+  InputStalled: "input_stalled",
 } as const;

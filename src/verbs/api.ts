@@ -15,7 +15,9 @@ export default defineVerb({
       return 0;
     }
     if (args[0] === "events.subscribe") {
-      throw new UsageError("events.subscribe turns the connection into a stream of events; use paneflow watch");
+      throw new UsageError(
+        "events.subscribe turns the connection into a stream of events; use paneflow watch",
+      );
     }
     let params: unknown = {};
     if (args[1] !== undefined) {

@@ -1,0 +1,82 @@
+/**
+ * Writing into a PTY master without losing bytes. node-pty hands writes to a
+ * Node `tty.ReadStream`, and under Deno's Node compatibility that stream
+ * drops whatever the kernel does not take at once: 40,000 bytes to a
+ * raw-mode `cat` arrived as 11,776, with no error and no callback. The
+ * master is non-blocking, so this writes with write(2) through FFI and
+ * retries on EAGAIN until the program has read it all, in order.
+ *
+ * @module
+ */
+
+/** errno for "try again" (Linux, macOS). */
+const EAGAIN = Deno.build.os === "darwin" ? 35 : 11;
+/** Give up when the program has taken nothing for this long. */
+export const STALL_MS = 10_000;
+/** How the error of a write the program stopped taking begins (the pool maps it to a reason). */
+export const STALLED = "the program stopped reading its input";
+
+type Libc = Deno.DynamicLibrary<{
+  write: { parameters: ["i32", "buffer", "usize"]; result: "isize" };
+  errno: { parameters: []; result: "pointer"; name: string };
+}>;
+
+let libc: Libc | null | undefined;
+
+function openLibc(): Libc | null {
+  if (libc !== undefined) return libc;
+  const darwin = Deno.build.os === "darwin";
+  try {
+    libc = Deno.dlopen(darwin ? "libSystem.B.dylib" : "libc.so.6", {
+      write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+      errno: { parameters: [], result: "pointer", name: darwin ? "__error" : "__errno_location" },
+    }) as Libc;
+  } catch {
+    libc = null;
+  }
+  return libc;
+}
+
+/** The input side of one PTY master: writes are queued and each resolves once written whole. */
+export class PtyInput {
+  #queue: Promise<void> = Promise.resolve();
+
+  /**
+   * `fd` is the master's file descriptor; `fallback` writes through node-pty
+   * where write(2) cannot be reached (no FFI).
+   */
+  constructor(private readonly _fd: number, private readonly _fallback: (data: string) => void) {}
+
+  /** Writes `data` after every earlier write; rejects if the program stops reading or goes away. */
+  write(data: string): Promise<void> {
+    const next = this.#queue.then(() => this.#writeAll(new TextEncoder().encode(data)));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    const c = openLibc();
+    if (!c) return this._fallback(new TextDecoder().decode(bytes));
+    let off = 0;
+    let wait = 1;
+    let progressAt = Date.now();
+    while (off < bytes.length) {
+      const n = Number(c.symbols.write(this._fd, bytes.subarray(off), BigInt(bytes.length - off)));
+      if (n > 0) {
+        off += n;
+        wait = 1;
+        progressAt = Date.now();
+        continue;
+      }
+      const errno = n < 0 ? new Deno.UnsafePointerView(c.symbols.errno()!).getInt32() : EAGAIN;
+      if (errno !== EAGAIN) throw new Error(`write to the terminal failed (errno ${errno})`);
+      if (Date.now() - progressAt > STALL_MS) {
+        throw new Error(
+          `${STALLED}: ${off} of ${bytes.length} bytes taken, then nothing for ${STALL_MS / 1000} s`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, 20);
+    }
+  }
+}
