@@ -718,3 +718,31 @@ Deno.test("flow run --keep-host: starts a detached host that outlives the run", 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("flow validate and run check step panes against the machine as up does: nothing runs", async () => {
+  await withHost({ config: '{"agents":{"ghost":{"command":"ghost-agent-zz --fast"}}}' }, async (host) => {
+    const path = await writeFlow(
+      host,
+      "machine",
+      `
+[[step]]
+id = "fine"
+pane = { command = "sh -c 'echo FINE; exec cat'" }
+
+[[step]]
+id = "haunted"
+pane = { agent = "ghost" }
+`,
+    );
+    for (const verb of ["validate", "run"]) {
+      const r = await host.cli(["flow", verb, path]);
+      assert.equal(r.code, 2, `flow ${verb}: ${r.stderr}`);
+      assert.match(
+        r.stderr,
+        /machine\.flow\.toml:\d+:\d+: step\[1\]\.pane\.agent: agent "ghost" runs "ghost-agent-zz --fast", but "ghost-agent-zz" is not on PATH/,
+      );
+      assert.match(r.stderr, /1 problem in .*; nothing ran/);
+    }
+    assert.deepEqual(await panes(host), [], "no step's pane was created");
+  });
+});

@@ -8,6 +8,7 @@
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 import type { Config } from "../spec/config.ts";
 import { RpcError } from "../errors.ts";
+import { nameProblem } from "../spec/workspace.ts";
 import type { EventBus } from "./bus.ts";
 import {
   type Layout,
@@ -440,12 +441,10 @@ export class Registry {
   }
 
   #checkName(name: string, self: number | null) {
-    if (name.trim() === "") {
-      throw invalid(`"name": a pane name cannot be empty; clear it with null (rename --clear)`);
-    }
-    if (/\p{Cc}/u.test(name)) throw invalid(`"name": a pane name cannot contain control characters`);
-    if (/^\d+$/.test(name) || /^(cmdline|cwd):/.test(name)) {
-      throw invalid(`"name": "${name}" would read as a selector; pick a name with a letter`);
+    const problem = nameProblem(name);
+    if (problem) {
+      const clear = name.trim() === "" ? "; clear it with null (rename --clear)" : "";
+      throw invalid(`"name": ${problem}${clear}`);
     }
     for (const s of this.surfaces.values()) {
       if (s.name === name && s.id !== self) {

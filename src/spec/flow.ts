@@ -13,6 +13,7 @@ import {
   type LocatedIssue,
   locateIssues,
   PaneSpec,
+  type ResolvedWorkspace,
   type WorkspaceSpec,
 } from "./workspace.ts";
 import { checkWorkspace, formatIssue } from "./workspace.ts";
@@ -338,12 +339,24 @@ export interface FlowCheckOptions {
   env?: { get(key: string): string | undefined };
 }
 
+/** A step's pane as `up` would get it, and where its fields are in the flow. */
+export interface PaneToCheck {
+  workspace: ResolvedWorkspace;
+  /** The issue path of the step's `pane` table. */
+  at: (string | number)[];
+  item: string | null;
+}
+
 const TOKEN = /\$\{([^}]*)\}/g;
 const PANE_TEXT_FIELDS = ["cwd", "name", "worktree", "command", "prompt", "setup"] as const;
 
 /** Checks a parsed flow; returns every problem, or the plan. */
-export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue[]; plan: FlowPlan | null } {
+export function checkFlow(
+  raw: unknown,
+  opts: FlowCheckOptions,
+): { issues: Issue[]; plan: FlowPlan | null; panes: PaneToCheck[] } {
   const issues = schemaIssues(raw);
+  const panesToCheck: PaneToCheck[] = [];
   // Go on with the steps that passed the schema, so every problem shows at once.
   const top = (raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const rawSteps = Array.isArray(top.step) ? top.step : [];
@@ -586,7 +599,10 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
             message: item === null ? issue.message : `${issue.message} (for item "${item}")`,
           });
         }
-        if (checked.workspace) p.cwd = checked.workspace.panes[0].cwd;
+        if (checked.workspace) {
+          p.cwd = checked.workspace.panes[0].cwd;
+          panesToCheck.push({ workspace: checked.workspace, at: at("pane"), item });
+        }
         if (p.name !== undefined) {
           // (The same name for every item of one step is reported above.)
           const other = paneNames.get(p.name);
@@ -710,7 +726,7 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
       const k = JSON.stringify([x.path, x.message]);
       return seen.has(k) ? false : (seen.add(k), true);
     });
-    return { issues: unique, plan: null };
+    return { issues: unique, plan: null, panes: panesToCheck };
   }
 
   // Topological order (stable: file order among ready steps).
@@ -726,6 +742,7 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
   }
   return {
     issues: [],
+    panes: panesToCheck,
     plan: {
       name: (top.name as string | undefined) ?? "flow",
       layout: (top.layout as FlowPlan["layout"] | undefined) ?? "even_h",
@@ -740,13 +757,34 @@ export function checkFlow(raw: unknown, opts: FlowCheckOptions): { issues: Issue
 /** Parses and checks a flow file; throws {@link FlowSpecError} with every problem. */
 export async function parseFlowToml(
   text: string,
-  opts: Omit<FlowCheckOptions, "baseDir"> & { path: string; display?: string },
+  opts: Omit<FlowCheckOptions, "baseDir"> & {
+    path: string;
+    display?: string;
+    /**
+     * The checks `up` makes against the machine (agents on PATH, worktree
+     * branches), run on every step's pane once the flow itself is valid.
+     */
+    checkPane?: (ws: ResolvedWorkspace) => Promise<Issue[]>;
+  },
 ): Promise<{ plan: FlowPlan; locate: Locator }> {
   const file = opts.display ?? opts.path;
   const parsed = await parseTomlFile(text, opts.path, file);
   if (!parsed.ok) throw new FlowSpecError([parsed.issue]);
   const { raw, locate, baseDir } = parsed;
-  const { issues, plan } = checkFlow(raw, { ...opts, baseDir });
+  const { issues, plan, panes } = checkFlow(raw, { ...opts, baseDir });
   if (!plan) throw new FlowSpecError(locateIssues(issues, file, locate));
+  if (opts.checkPane) {
+    const seen = new Set<string>();
+    for (const pane of panes) {
+      for (const issue of await opts.checkPane(pane.workspace)) {
+        const [, , ...rest] = issue.path;
+        const message = pane.item === null ? issue.message : `${issue.message} (for item "${pane.item}")`;
+        const key = JSON.stringify([pane.at, rest, issue.message]);
+        if (!seen.has(key)) issues.push({ path: [...pane.at, ...rest], message });
+        seen.add(key);
+      }
+    }
+    if (issues.length) throw new FlowSpecError(locateIssues(issues, file, locate));
+  }
   return { plan, locate };
 }

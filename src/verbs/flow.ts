@@ -60,7 +60,14 @@ export default defineVerb({
     };
     let plan;
     try {
-      plan = (await parseFlowToml(text, { path: file, agents: Object.keys(table) })).plan;
+      // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
+      const { planPanes } = await import("../server/up.ts");
+      const baseEnv = { ...Deno.env.toObject(), ...config.terminal.env };
+      plan = (await parseFlowToml(text, {
+        path: file,
+        agents: Object.keys(table),
+        checkPane: async (ws) => (await planPanes(ws, { launchers: table, baseEnv })).issues,
+      })).plan;
     } catch (e) {
       if (e instanceof FlowSpecError) return fail(e.issues);
       throw e;
