@@ -307,6 +307,19 @@ env = { PORT = "\${port_offset}" }
         `git allows one worktree per branch: pick another branch or switch that checkout\n` +
         `paneflow: 1 problem in ${file}; nothing was created\n`,
     );
+    // A pane name the host would refuse is refused here, before anything is created.
+    await Deno.writeTextFile(
+      file,
+      `[[panes]]\nname = "a\\u001bb"\ncommand = "true"\n[[panes]]\nname = "  "\n`,
+    );
+    const badNames = await runCli(["up", file], env);
+    assert.equal(badNames.code, 2);
+    assert.match(
+      badNames.stderr,
+      /:2:\d+: panes\[0\]\.name: a pane name cannot contain control characters\n/,
+    );
+    assert.match(badNames.stderr, /:5:\d+: panes\[1\]\.name: a pane name cannot be empty\n/);
+    assert.ok(!(await exists(env.PANEFLOW_SOCKET_PATH)), "no host was started for it");
     const missing = await runCli(["up", `${dir}/nope.toml`], env);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /Cannot read workspace file ".*nope.toml": no such file/);
