@@ -18,10 +18,13 @@ async function tomlFiles(dir: string): Promise<string[]> {
   return names.sort();
 }
 
-/** Runs `paneflow <args>` in `cwd` with no host, no user config and the write gate open. */
+/**
+ * Runs `paneflow <args>` in `cwd` with no host, no user config and the write
+ * gate open; `${tmp}/bin` (stand-in agents, see {@link standIns}) comes first on PATH.
+ */
 function cli(args: string[], cwd: string, tmp: string): Promise<RunResult> {
   const env = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    PATH: `${tmp}/bin:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
     HOME: Deno.env.get("HOME") ?? tmp,
     PANEFLOW_CONFIG: `${tmp}/no-config.jsonc`,
     PANEFLOW_SOCKET_PATH: `${tmp}/no-host.sock`,
@@ -29,6 +32,14 @@ function cli(args: string[], cwd: string, tmp: string): Promise<RunResult> {
     NO_COLOR: "1",
   };
   return runCli(args, env, undefined, { cwd, clearEnv: true });
+}
+
+/** Stand-in `claude` and `codex` programs: flows check that an agent's program is on PATH. */
+async function standIns(tmp: string): Promise<void> {
+  await Deno.mkdir(`${tmp}/bin`);
+  for (const name of ["claude", "codex", "gemini", "opencode"]) {
+    await Deno.writeTextFile(`${tmp}/bin/${name}`, "#!/bin/sh\nexec cat\n", { mode: 0o755 });
+  }
 }
 
 /** Starts the jobs at most `CONCURRENCY` at a time; the promises keep the jobs' order. */
@@ -55,6 +66,7 @@ function limited<T>(jobs: (() => Promise<T>)[]): Promise<T>[] {
 Deno.test("flow spec corpus: invalid files give their exact errors, valid files their plans", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "pf-flowspec-" });
   try {
+    await standIns(tmp);
     const invalidDir = Deno.realPathSync(`${BASE}/invalid`);
     const validDir = Deno.realPathSync(`${BASE}/valid`);
     const invalid = await tomlFiles(invalidDir);

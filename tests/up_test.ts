@@ -599,3 +599,23 @@ Deno.test("surface.split with managed_worktree: the new pane runs in <repo>.work
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("up: a pane with setup is listed with its own command, not paneflow's setup wrapper", async () => {
+  await withHost({}, async (host) => {
+    const file = await spec(
+      host,
+      "setup.toml",
+      `name = "shown"\n[[panes]]\nname = "job"\nsetup = "true"\ncommand = "echo SHOWN-$((6*7))"\n`,
+    );
+    await up(host, file);
+    await waitUntil("the job to run and exit", async () => {
+      const { surfaces } = await host.call<{ surfaces: { exited: boolean }[] }>("surface.list");
+      return surfaces[0]?.exited && (await screenHas(host, "job", "SHOWN-42"));
+    });
+    const { surfaces } = await host.call<{ surfaces: { cmd: string }[] }>("surface.list");
+    assert.match(surfaces[0].cmd, / -c echo SHOWN-\$\(\(6\*7\)\)$/);
+    const human = await host.cli(["ls", "--human"]);
+    assert.doesNotMatch(human.stdout, /paneflow-setup-wrapper/);
+    assert.equal(human.stdout.trimEnd().split("\n").length, 2, human.stdout);
+  });
+});

@@ -63,6 +63,12 @@ export interface PaneOptions {
   cwd?: string;
   command?: string;
   argv?: string[];
+  /**
+   * What the pane is said to run (`cmd`, `argv`) when its foreground cannot
+   * be read, as after it exits: the program without paneflow's wrapper
+   * (a `setup` script). Default: the argv it runs.
+   */
+  shownArgv?: string[];
   env?: Record<string, string>;
   name?: string;
   prompt?: string;
@@ -177,7 +183,7 @@ export class Registry {
       title: "",
       workspace: ws,
       pid: 0,
-      argv,
+      argv: opts.shownArgv ?? argv,
       cwd,
       cols: ws.cols,
       rows: ws.rows,
@@ -228,7 +234,7 @@ export class Registry {
       surface_id: id,
       workspace: this.indexOf(ws),
       name: surface.name,
-      cmd: argv.join(" "),
+      cmd: surface.argv.join(" "),
     });
     surface.announced = true;
     // Output (or an exit) that came while the spawn finished is published after the creation.

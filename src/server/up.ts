@@ -379,6 +379,7 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
           "-c",
           setupScript({ setup: p.setup, timeoutSecs: p.setup_timeout_secs, shell, command: p.command }),
         ];
+        opts.shownArgv = p.command === null ? [shell] : [shell, "-c", p.command];
       } else if (p.command !== null) opts.command = p.command;
       const hooks = p.agent !== null && p.command !== null ? perLaunch(ctx, p.agent, p.env) : null;
       if (hooks) {

@@ -135,7 +135,10 @@ export default defineVerb({
       // Panes of the embedded host reach it (for the CLI and the agents' hook) through this.
       Deno.env.set("PANEFLOW_SOCKET_PATH", runPath);
       embedded = await startHost({ socketPath: runPath, config, log: () => {} });
-      if (!opts.json) console.error(`paneflow: no host answered; running an embedded host on ${runPath}`);
+      if (!opts.json) {
+        const why = opts.embedded ? "--embedded" : "no host answered";
+        console.error(`paneflow: ${why}; running an embedded host on ${runPath}`);
+      }
     }
 
     const { runFlow, exitCodeOf } = await import("../flow/runner.ts");
