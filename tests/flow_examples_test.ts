@@ -70,9 +70,12 @@ Deno.test("examples: SPEC §7's review flow runs unchanged with stand-in agents"
         host.call<{ text: string }>("surface.read", { surface_id: id, lines: 400, fenced: false })
           .then((x) => x.text.replaceAll("\n", ""));
       assert.match(await read(steps.review), /Its author says: Do the task in TASK\.md/);
+      let seen = "";
       await waitUntil("report's text handled in impl's pane", async () => {
-        const text = await read(steps.impl);
-        return text.includes("DONE: handled: CHECKED:web") && text.includes("DONE: handled: api: ");
+        seen = await read(steps.impl);
+        return seen.includes("DONE: handled: CHECKED:web") && seen.includes("DONE: handled: api: ");
+      }).catch((e) => {
+        throw new Error(`${e.message}\n--- impl's pane ---\n${seen}\n--- report ---\n${r.stdout}`);
       });
     });
   } finally {
