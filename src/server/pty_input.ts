@@ -9,8 +9,9 @@
  * @module
  */
 
-/** errno for "try again" (Linux, macOS). */
+/** errno for "try again" (Linux, macOS) and for a call a signal interrupted. */
 const EAGAIN = Deno.build.os === "darwin" ? 35 : 11;
+const EINTR = 4;
 /** Give up when the program has taken nothing for this long. */
 export const STALL_MS = 10_000;
 /** How the error of a write the program stopped taking begins (the pool maps it to a reason). */
@@ -69,6 +70,7 @@ export class PtyInput {
         continue;
       }
       const errno = n < 0 ? new Deno.UnsafePointerView(c.symbols.errno()!).getInt32() : EAGAIN;
+      if (errno === EINTR) continue;
       if (errno !== EAGAIN) throw new Error(`write to the terminal failed (errno ${errno})`);
       if (Date.now() - progressAt > STALL_MS) {
         throw new Error(
