@@ -251,7 +251,10 @@ Deno.test("wait: usage errors exit 2, no pane exits 3, a timeout exits 4", async
     );
     const tty = await runCommand("script", ["-qec", wait.join(" "), "/dev/null"], { env: host.env });
     assert.match(tty.stdout, /waiting for pattern \/NEVER\/ on q … 1s/);
-    assert.match(tty.stdout, /\r\x1b\[Kpaneflow: Timed out after 1\.5s/, "the status line is cleared first");
+    assert.ok(
+      tty.stdout.includes("\r\x1b[Kpaneflow: Timed out after 1.5s"),
+      "the status line is cleared first",
+    );
   });
 });
 

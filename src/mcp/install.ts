@@ -21,7 +21,7 @@ import { isDeepStrictEqual } from "node:util";
 import { applyEdits, modify, parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml, stringify as stringifyToml, TomlError } from "smol-toml";
 import { writeAtomic } from "../json_file.ts";
-import { type Env } from "../paths.ts";
+import type { Env } from "../paths.ts";
 
 /** The key our entry has in every agent's config. */
 export const ENTRY_NAME = "paneflow";
