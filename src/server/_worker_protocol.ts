@@ -11,6 +11,12 @@
  */
 export const CHANGE_FLUSH_MS = 4;
 
+/**
+ * How the error of a `write` the pane's program stopped taking begins: the
+ * main thread maps it to the `input_stalled` reason.
+ */
+export const STALLED = "the program stopped reading its input";
+
 /** A request from the main thread; `rid` pairs it with its reply. */
 export type WorkerRequest =
   & { rid: number }

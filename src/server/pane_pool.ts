@@ -9,13 +9,13 @@ import {
   type ModesResult,
   type ReadResult,
   type SearchResult,
+  STALLED,
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
 } from "./_worker_protocol.ts";
 import { RpcError } from "../errors.ts";
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
-import { STALLED } from "./pty_input.ts";
 
 // deno-lint-ignore no-explicit-any
 type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;

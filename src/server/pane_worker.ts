@@ -217,8 +217,8 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   const pane: Pane = {
     id: req.id,
     pty: p,
-    // deno-lint-ignore no-explicit-any
-    input: new PtyInput((p as any)._fd, (data) => p.write(data)),
+    // node-pty's UnixTerminal has an `fd` getter its typings leave out.
+    input: new PtyInput((p as unknown as { fd: number }).fd, (data) => p.write(data)),
     term,
     pending: 0,
     paused: false,

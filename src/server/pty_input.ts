@@ -8,14 +8,13 @@
  *
  * @module
  */
+import { STALLED } from "./_worker_protocol.ts";
 
 /** errno for "try again" (Linux, macOS) and for a call a signal interrupted. */
 const EAGAIN = Deno.build.os === "darwin" ? 35 : 11;
 const EINTR = 4;
 /** Give up when the program has taken nothing for this long. */
-export const STALL_MS = 10_000;
-/** How the error of a write the program stopped taking begins (the pool maps it to a reason). */
-export const STALLED = "the program stopped reading its input";
+const STALL_MS = 10_000;
 
 type Libc = Deno.DynamicLibrary<{
   write: { parameters: ["i32", "buffer", "usize"]; result: "isize" };
