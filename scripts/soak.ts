@@ -1,0 +1,256 @@
+/**
+ * `deno task soak [--minutes N] [--panes P] [--interval S] [--json]`: a long
+ * run of a real host under mixed load, reporting what drifts.
+ *
+ * Load: P panes (default 100) of mixed programs — busy streams, idle shells,
+ * `cat`s that are typed into — plus panes opened and closed all the time,
+ * clients that `read` and `wait`, a live events subscriber that must see every
+ * lifecycle event, and a subscriber that stops reading (it must be shed with a
+ * `dropped` count, never block the host).
+ *
+ * Every interval it prints the host's RSS, open descriptors, worker heaps and
+ * event-queue depth (from `system.stats` when the host has it), and the
+ * `system.ping` p99 of that interval. At the end it checks the targets: RSS and
+ * descriptors flat after warm-up (within 5 %; `--tolerance` to change), no
+ * lifecycle event lost silently, ping p99 ≤ 5 ms (`--ping-p99`), and exits 1
+ * when one is missed.
+ *
+ * @module
+ */
+
+import { startHost, type TestHost } from "../tests/_harness.ts";
+import { percentile, RpcConn, subscribe } from "../tests/_stream.ts";
+
+interface Options {
+  minutes: number;
+  panes: number;
+  interval: number;
+  tolerance: number;
+  pingP99: number;
+  json: boolean;
+}
+
+/** Parses the soak's argv. */
+export function parseSoakArgs(argv: string[]): Options {
+  const o: Options = { minutes: 30, panes: 100, interval: 60, tolerance: 0.05, pingP99: 5, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const num = (name: string) => {
+      const v = Number(argv[++i]);
+      if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} needs a positive number, got "${argv[i]}"`);
+      return v;
+    };
+    if (a === "--minutes") o.minutes = num(a);
+    else if (a === "--panes") o.panes = Math.floor(num(a));
+    else if (a === "--interval") o.interval = num(a);
+    else if (a === "--tolerance") o.tolerance = num(a);
+    else if (a === "--ping-p99") o.pingP99 = num(a);
+    else if (a === "--json") o.json = true;
+    else throw new Error(`Unknown option "${a}" (see the header of scripts/soak.ts)`);
+  }
+  return o;
+}
+
+/** One interval's figures. */
+export interface Sample {
+  at_s: number;
+  rss_mib: number;
+  fds: number;
+  worker_heap_mib: number | null;
+  queue_depth: number | null;
+  ping_p99_ms: number;
+  pings: number;
+  panes: number;
+}
+
+/** What a soak run found. */
+export interface SoakResult {
+  samples: Sample[];
+  churned: number;
+  lifecycle_seen: number;
+  lifecycle_expected: number;
+  shed_dropped: number;
+  failures: string[];
+}
+
+function procStatus(pid: number): { rss: number; fds: number } {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  let fds = 0;
+  for (const _ of Deno.readDirSync(`/proc/${pid}/fd`)) fds++;
+  return { rss, fds };
+}
+
+const PROGRAMS = [
+  // Busy: a steady log-like stream.
+  'i=0; while :; do i=$((i+1)); echo "2025-01-11T07:12:58 INFO soak: line $i of a steady stream"; ' +
+  "[ $((i % 50)) -eq 0 ] && sleep 0.1; done",
+  "sh", // idle shell
+  "cat", // typed into by clients
+  "sh", // idle shell
+];
+
+/** Runs the soak against a fresh host; `log` gets one line per interval. */
+export async function soak(o: Options, log: (line: string) => void): Promise<SoakResult> {
+  const host: TestHost = await startHost({ config: '{"terminal":{"scrollback_lines":2000}}' });
+  const failures: string[] = [];
+  const stop = { now: false };
+  const tasks: Promise<unknown>[] = [];
+  try {
+    const { pid } = await host.call<{ pid: number }>("system.identify");
+    const rpc = await RpcConn.open(host.socket);
+    const ids: number[] = [];
+    for (let i = 0; i < o.panes - 2; i++) {
+      const r = await rpc.call<{ surface_id: number }>("workspace.create", {
+        command: PROGRAMS[i % PROGRAMS.length],
+        cwd: host.dir,
+      });
+      ids.push(r.surface_id);
+    }
+    const live = await subscribe(host.socket, { types: ["workspace_created", "workspace_closed"] });
+    const stalled = await subscribe(host.socket, { paused: true });
+
+    // Churn: a workspace opened and closed, again and again (2 of the panes' budget).
+    let churned = 0;
+    tasks.push((async () => {
+      const c = await RpcConn.open(host.socket);
+      while (!stop.now) {
+        const ws = await c.call<{ index: number }>("workspace.create", {
+          command: "echo churn",
+          cwd: host.dir,
+        });
+        await c.call("workspace.close", { index: ws.index });
+        churned++;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      c.close();
+    })());
+    // Readers and typists.
+    tasks.push((async () => {
+      const c = await RpcConn.open(host.socket);
+      let n = 0;
+      while (!stop.now) {
+        const id = ids[n++ % ids.length];
+        await c.call("surface.read", { surface_id: id, lines: 50 });
+        if (n % 4 === 2) await c.call("surface.send_text", { surface_id: id, text: `typed ${n}\r` });
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      c.close();
+    })());
+    // Short-lived waiters: subscribe, see one change, go.
+    tasks.push((async () => {
+      let n = 0;
+      while (!stop.now) {
+        const s = await subscribe(host.socket, { surfaces: [ids[n++ % 8]], types: ["surface_changed"] });
+        await s.waitFor("a change", (f) => f.type === "surface_changed", { timeoutMs: 10_000 }).catch(
+          () => {},
+        );
+        s.close();
+      }
+    })());
+
+    // Pings and samples.
+    const samples: Sample[] = [];
+    const t0 = performance.now();
+    const pinger = await RpcConn.open(host.socket);
+    const end = t0 + o.minutes * 60_000;
+    while (performance.now() < end) {
+      const until = Math.min(end, performance.now() + o.interval * 1000);
+      const pings: number[] = [];
+      while (performance.now() < until) {
+        const t = performance.now();
+        await pinger.call("system.ping");
+        pings.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const { rss, fds } = procStatus(pid);
+      const stats = await pinger.request("system.stats", {});
+      const st = stats.result as
+        | { workers?: { heap_used: number }[]; bus?: { max_queue: number } }
+        | undefined;
+      const list = await pinger.call<{ surfaces: unknown[] }>("fleet.list").catch(() => ({ surfaces: [] }));
+      const s: Sample = {
+        at_s: Math.round((performance.now() - t0) / 1000),
+        rss_mib: Math.round(rss * 10) / 10,
+        fds,
+        worker_heap_mib: st?.workers
+          ? Math.round(st.workers.reduce((a, w) => a + w.heap_used, 0) / 2 ** 20 * 10) / 10
+          : null,
+        queue_depth: st?.bus?.max_queue ?? null,
+        ping_p99_ms: Math.round(percentile(pings, 99) * 100) / 100,
+        pings: pings.length,
+        panes: (list as { surfaces?: unknown[] }).surfaces?.length ?? ids.length,
+      };
+      samples.push(s);
+      log(
+        `${String(s.at_s).padStart(5)} s  rss ${s.rss_mib} MiB  fds ${s.fds}  worker heap ${
+          s.worker_heap_mib ?? "n/a"
+        } MiB  queue ${s.queue_depth ?? "n/a"}  ping p99 ${s.ping_p99_ms} ms (${s.pings})`,
+      );
+    }
+    stop.now = true;
+    await Promise.allSettled(tasks);
+    pinger.close();
+    rpc.close();
+
+    // Every churn open and close reached the live subscriber.
+    const expected = churned * 2;
+    const seen = () => live.of("workspace_created").length + live.of("workspace_closed").length;
+    const deadline = Date.now() + 10_000;
+    while (seen() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (seen() < expected) failures.push(`live subscriber saw ${seen()} of ${expected} lifecycle events`);
+    stalled.resume();
+    const deadline2 = Date.now() + 10_000;
+    while (!stalled.of("dropped").length && Date.now() < deadline2) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const dropped = stalled.of("dropped").reduce((a, f) => a + Number(f.count ?? 0), 0);
+    live.close();
+    stalled.close();
+
+    // Flat after warm-up: compare the last sample with the first one after a fifth of the run.
+    const warm = samples[Math.min(samples.length - 1, Math.max(1, Math.floor(samples.length / 5)))];
+    const last = samples.at(-1)!;
+    if (warm && last !== warm) {
+      if (last.rss_mib > warm.rss_mib * (1 + o.tolerance)) {
+        failures.push(`RSS grew from ${warm.rss_mib} to ${last.rss_mib} MiB after warm-up`);
+      }
+      if (last.fds > warm.fds * (1 + o.tolerance) + 2) {
+        failures.push(`descriptors grew from ${warm.fds} to ${last.fds}`);
+      }
+    }
+    const worstPing = Math.max(...samples.map((s) => s.ping_p99_ms));
+    if (worstPing > o.pingP99) failures.push(`ping p99 reached ${worstPing} ms (target ${o.pingP99} ms)`);
+    return {
+      samples,
+      churned,
+      lifecycle_seen: seen(),
+      lifecycle_expected: expected,
+      shed_dropped: dropped,
+      failures,
+    };
+  } finally {
+    stop.now = true;
+    await host.stop();
+  }
+}
+
+if (import.meta.main) {
+  let o: Options;
+  try {
+    o = parseSoakArgs(Deno.args);
+  } catch (e) {
+    console.error(`soak: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+  const r = await soak(o, (l) => console.error(l));
+  if (o.json) console.log(JSON.stringify(r, null, 2));
+  else {
+    console.log(
+      `churned ${r.churned} workspaces; lifecycle events ${r.lifecycle_seen}/${r.lifecycle_expected}; ` +
+        `stalled subscriber shed with ${r.shed_dropped} dropped`,
+    );
+    console.log(r.failures.length ? `MISSED:\n  ${r.failures.join("\n  ")}` : "every target met");
+  }
+  Deno.exit(r.failures.length ? 1 : 0);
+}
