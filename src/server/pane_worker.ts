@@ -32,6 +32,7 @@ import {
   type WorkerRequest,
 } from "./_worker_protocol.ts";
 import { PtyInput } from "./pty_input.ts";
+import { closeOnExecAll, wrapSpawn } from "../isolation/spawn.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
@@ -184,16 +185,23 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     // output into the host's log.
     logLevel: "off",
   });
-  const p = pty.spawn(req.file, req.args, {
-    name: "xterm-256color",
-    cols: req.cols,
-    rows: req.rows,
-    cwd: req.cwd,
-    env: req.env,
-    // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
-    // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
-    encoding: null,
-  });
+  // Only its own terminal: see ../isolation/spawn.ts.
+  const run = wrapSpawn(req.file, req.args);
+  let p: pty.IPty;
+  try {
+    p = pty.spawn(run.file, run.args, {
+      name: "xterm-256color",
+      cols: req.cols,
+      rows: req.rows,
+      cwd: req.cwd,
+      env: req.env,
+      // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
+      // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
+      encoding: null,
+    });
+  } finally {
+    closeOnExecAll();
+  }
   const scrollback = Scrollback.attach(term, req.scrollback);
   if (!scrollback) term.options.scrollback = req.scrollback;
   // deno-lint-ignore no-explicit-any
