@@ -316,7 +316,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   });
   // Answer terminal queries (DA, DSR) the way a terminal would.
   term.onData((data) => {
-    if (!pane.exited) pane.input.write(data).catch(() => {});
+    if (!pane.exited && !pane.disposed) pane.input.write(data).catch(() => {});
   });
   return { pid: p.pid };
 }
@@ -353,12 +353,17 @@ function guardDrainOnExit(pane: Pane) {
     const flowing = !eof && now - pane.lastDataAt < DRAIN_QUIET_MS &&
       now - pane.destroyAskedAt < DRAIN_MAX_MS;
     if (!pane.disposed && (mustWait(pane) || flowing || programRunning(pane))) {
-      pane.deferredDestroy = () => destroy(...args);
+      pane.deferredDestroy = () => {
+        pane.input.close();
+        return destroy(...args);
+      };
       if (pane.paused || pane.throttled) return socket; // resuming schedules it
       if (flowing || pane.pending > 0) scheduleDeferredDestroy(pane);
       else awaitExit(pane, EXIT_POLL_MS);
       return socket;
     }
+    // The master closes now: its number may be reused by the next open.
+    pane.input.close();
     return destroy(...args);
   };
   pane.pty.onData(() => scheduleDeferredDestroy(pane));
@@ -520,6 +525,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       dirty.delete(req.id);
       throttledPanes.delete(pane);
       pane.disposed = true;
+      // Nothing is written into a closed pane, not even what was queued.
+      pane.input.close();
       if (!pane.exited) {
         try {
           pane.pty.kill("SIGHUP");
