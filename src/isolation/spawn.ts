@@ -35,17 +35,36 @@ const BASH = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"].find((p) => {
  * execs the program with its arguments, found on PATH as node-pty would.
  * `-p`: no BASH_ENV file and no functions imported from the environment
  * run before the exec.
+ *
+ * The program gets the environment it was given, not bash's version of it:
+ * a non-interactive bash drops PS1 and PS2 and adds PWD and SHLVL, so
+ * {@link wrapSpawn} passes PS1/PS2 under other names and says which of
+ * PWD/SHLVL were absent.
  */
-const CLOSE_AND_EXEC =
-  'for f in /dev/fd/*; do n=${f##*/}; if ((n > 2)); then eval "exec $n>&-"; fi; done; exec "$@"';
+const CLOSE_AND_EXEC = [
+  'for f in /dev/fd/*; do n=${f##*/}; if ((n > 2)); then eval "exec $n>&-"; fi; done',
+  'if [ -n "${PANEFLOW_WRAP_PS1+x}" ]; then export PS1="$PANEFLOW_WRAP_PS1"; fi',
+  'if [ -n "${PANEFLOW_WRAP_PS2+x}" ]; then export PS2="$PANEFLOW_WRAP_PS2"; fi',
+  "for v in $PANEFLOW_WRAP_UNSET; do unset $v; done",
+  "unset PANEFLOW_WRAP_PS1 PANEFLOW_WRAP_PS2 PANEFLOW_WRAP_UNSET",
+  'exec "$@"',
+].join("\n");
 
 /** The argv[0] the wrapper shows until its exec (in `ps`, for a moment). */
 export const WRAPPER_NAME = "paneflow-pane";
 
-/** The file and arguments that start `file args` with only descriptors 0-2. */
-export function wrapSpawn(file: string, args: string[]): { file: string; args: string[] } {
-  if (!BASH) return { file, args };
-  return { file: BASH, args: ["-p", "-c", CLOSE_AND_EXEC, WRAPPER_NAME, file, ...args] };
+/** The file, arguments and environment that start `file args` with only descriptors 0-2 and `env`. */
+export function wrapSpawn(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+): { file: string; args: string[]; env: Record<string, string> } {
+  if (!BASH) return { file, args, env };
+  const wrapEnv: Record<string, string> = { ...env };
+  if ("PS1" in env) wrapEnv.PANEFLOW_WRAP_PS1 = env.PS1;
+  if ("PS2" in env) wrapEnv.PANEFLOW_WRAP_PS2 = env.PS2;
+  wrapEnv.PANEFLOW_WRAP_UNSET = ["PWD", "SHLVL", "OLDPWD"].filter((v) => !(v in env)).join(" ");
+  return { file: BASH, args: ["-p", "-c", CLOSE_AND_EXEC, WRAPPER_NAME, file, ...args], env: wrapEnv };
 }
 
 /** Whether {@link wrapSpawn} can close inherited descriptors on this system. */

@@ -186,7 +186,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     logLevel: "off",
   });
   // Only its own terminal: see ../isolation/spawn.ts.
-  const run = wrapSpawn(req.file, req.args);
+  const run = wrapSpawn(req.file, req.args, req.env);
   let p: pty.IPty;
   try {
     p = pty.spawn(run.file, run.args, {
@@ -194,7 +194,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       cols: req.cols,
       rows: req.rows,
       cwd: req.cwd,
-      env: req.env,
+      env: run.env,
       // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
       // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
       encoding: null,
