@@ -97,3 +97,22 @@ Deno.test({
     });
   },
 });
+
+Deno.test("fds: the spawn step hands the program its environment unchanged (PS1 and PS2 kept, nothing added)", async () => {
+  await withHost({}, async (host) => {
+    // No shell in between: the pane runs env(1) itself.
+    await host.call("workspace.create", {
+      pane_name: "env",
+      command: "exec env",
+      env: { PS1: "p1> ", PS2: "p2> ", KEEP: "k" },
+    });
+    const screen = await waitUntil("env's output", async () => {
+      const text = await readPane(host, "env");
+      return text.includes("KEEP=k") && text;
+    });
+    assert.match(screen, /^PS1=p1>\s*$/m);
+    assert.match(screen, /^PS2=p2>\s*$/m);
+    assert.doesNotMatch(screen, /PANEFLOW_WRAP/);
+    assert.match(screen, /^PANEFLOW_PANE_TOKEN=[0-9a-f]{32}$/m);
+  });
+});
