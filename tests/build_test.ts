@@ -106,6 +106,8 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: dir,
     PANEFLOW_INSTALL_DIR: `${dir}/bin`,
+    // system.shutdown, at the end, is gated like keystrokes.
+    PANEFLOW_IPC_SCRIPTING: "1",
     PANEFLOW_SOCKET_PATH: `${dir}/s.sock`,
     PANEFLOW_CONFIG: `${dir}/config.jsonc`,
   };

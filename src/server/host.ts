@@ -16,6 +16,7 @@ import { Registry } from "./registry.ts";
 import type { HostContext } from "./rpc.ts";
 import { type Duplex, type FramingName, serveConnection, writeJson } from "./socket.ts";
 import { pruneOrphanWorktrees } from "./worktree.ts";
+import { HostGuard } from "../isolation/host_guard.ts";
 
 /** A running host. */
 export interface Host {
@@ -143,6 +144,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev));
   registry = new Registry(config, pool, bus, opts.socketPath);
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
+  const guard = await HostGuard.start({
+    socketPath: opts.socketPath,
+    registry,
+    bus,
+    graceMs: config.terminal.kill_grace_ms,
+    log,
+  });
 
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
   await Deno.chmod(opts.socketPath, 0o600);
@@ -168,6 +176,8 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       }
       agents.dispose();
       await registry.closeAll().catch(() => {});
+      // SIGKILL to what outlives SIGHUP by terminal.kill_grace_ms (../isolation/host_guard.ts).
+      await guard.stop();
       pool.terminate();
       for (const c of connections) {
         try {

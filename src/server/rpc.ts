@@ -16,6 +16,7 @@ import type { PanePool } from "./pane_pool.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "./submit.ts";
 import type { Registry, Surface } from "./registry.ts";
 import { splitWithWorktree, workspaceUp } from "./up.ts";
+import { acceptHookFrame, refusedHookFrames } from "../isolation/hook_token.ts";
 
 /** A JSON-RPC response object. */
 export type Response =
@@ -50,7 +51,9 @@ function gateOpen(ctx: HostContext, gate: "send" | "keystroke"): boolean {
 function gateMessage(method: string, gate: "send" | "keystroke"): string {
   return gate === "send"
     ? `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment or set "ai_unrestricted": true in the config`
-    : `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment`;
+    : `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment${
+      method === "system.shutdown" ? `, or stop it with SIGTERM (kill ${Deno.pid})` : ""
+    }`;
 }
 
 function live(s: Surface): Surface {
@@ -75,7 +78,7 @@ async function writePromptFile(ctx: HostContext, id: number, text: string): Prom
 
 function hook(ctx: HostContext, method: string, frame: HookFrame) {
   const s = ctx.registry.surface(frame.surface_id);
-  ctx.agents.hook(method, frame);
+  ctx.agents.hook(method, acceptHookFrame(s, method, frame));
   return ctx.agents.status(s);
 }
 
@@ -197,7 +200,7 @@ const handlers: Handlers = {
   "surface.explain": async ({ registry, agents }, p) => {
     const s = registry.surface(p.surface_id);
     await agents.detectUntracked([s], true);
-    return agents.explain(s);
+    return { ...await agents.explain(s), refused_hook_frames: refusedHookFrames(s) };
   },
   "surface.close": async ({ registry }, p) => {
     const s = registry.surface(p.surface_id);
