@@ -10,7 +10,9 @@
 import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
 import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
 import type { EventBus } from "./bus.ts";
-import { dispatch, type HostContext, parseEnvelope, type Response } from "./rpc.ts";
+import { Connection } from "./connection.ts";
+import type { HostContext } from "./context.ts";
+import { dispatch, parseEnvelope, type Response } from "./dispatch.ts";
 
 /** A byte stream with a writer, such as a `Deno.Conn` or stdio. */
 export interface Duplex {
@@ -30,6 +32,10 @@ export interface ConnectionOptions {
   bus: EventBus;
   /** Default "ndjson". */
   framing?: FramingName;
+  /** "socket" (default) or "stdio": what handlers see as `conn.kind`. */
+  kind?: string;
+  /** Called with the connection object once it exists (the host tracks them). */
+  onConnection?: (conn: Connection) => void;
 }
 
 /** A message's bytes, the end of the stream, or a framing error that ends the connection. */
@@ -190,7 +196,12 @@ export async function serveConnection(
   opts: ConnectionOptions,
 ): Promise<void> {
   const framing = (opts.framing === "lsp" ? lsp : ndjson)(conn);
-  const reply = (value: unknown) => writeWithin(framing, value, opts.idleTimeoutMs);
+  const connection = new Connection(
+    opts.kind ?? "socket",
+    (value) => writeWithin(framing, value, opts.idleTimeoutMs),
+  );
+  opts.onConnection?.(connection);
+  const reply = (value: unknown) => connection.send(value);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -231,12 +242,15 @@ export async function serveConnection(
         await streamEvents(framing, req.id, req.params, opts);
         return;
       }
-      const res = await dispatch(ctx, req);
-      if (!req.notification) await reply(res);
+      await connection.reply(async () => {
+        const res = await dispatch(ctx, req, connection);
+        return req.notification ? undefined : res;
+      });
     }
   } catch {
     // The peer went away mid-write; nothing to answer.
   } finally {
+    await connection.close();
     try {
       conn.close();
     } catch { /* already closed */ }
