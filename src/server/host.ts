@@ -14,7 +14,9 @@ import { PanePool } from "./pane_pool.ts";
 import { AgentTracker } from "./agents.ts";
 import { Registry } from "./registry.ts";
 import type { HostContext } from "./context.ts";
-import { type Duplex, type FramingName, serveConnection, writeJson } from "./socket.ts";
+import type { Duplex } from "../wire/duplex.ts";
+import { type FramingName, writeJson } from "../wire/framing.ts";
+import { serveConnection } from "./socket.ts";
 import { pruneOrphanWorktrees } from "./worktree.ts";
 
 /** A running host. */

@@ -156,7 +156,7 @@ export default defineVerb({
       return 0;
     }
 
-    const { connectOrStart } = await import("./_host.ts");
+    const { connectOrStart } = await import("../client/autostart.ts");
     const client = await connectOrStart(!opts["no-autostart"]);
     let result: UpResult;
     try {
