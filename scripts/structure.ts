@@ -112,8 +112,12 @@ export function problems(): string[] {
       }`,
     );
   }
+  // Build output and other ignored files are not strays.
+  const ignored = new Set(
+    Deno.readTextFileSync(`${ROOT}.gitignore`).split("\n").map((l) => l.trim().replace(/^\/|\/$/g, "")),
+  );
   for (const e of Deno.readDirSync(ROOT)) {
-    if (!ROOT_FILES.has(e.name)) out.push(`stray file at the root: ${e.name}`);
+    if (!ROOT_FILES.has(e.name) && !ignored.has(e.name)) out.push(`stray file at the root: ${e.name}`);
   }
   return out;
 }

@@ -19,7 +19,7 @@ import { Client } from "../client/client.ts";
 import type { PaneInfo } from "../client/selectors.ts";
 import { CliFailure, RpcError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
-import { defang, fence } from "../server/fence.ts";
+import { defang, fence } from "../agents/fence.ts";
 import { VERSION } from "../spec/codes.ts";
 import { paneUri, resolveTarget, TargetError } from "../client/selectors.ts";
 

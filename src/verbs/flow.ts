@@ -61,7 +61,7 @@ export default defineVerb({
     let plan;
     try {
       // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
-      const { planPanes } = await import("../server/up.ts");
+      const { planPanes } = await import("../up/apply.ts");
       const baseEnv = { ...Deno.env.toObject(), ...config.terminal.env };
       plan = (await parseFlowToml(text, {
         path: file,

@@ -1,6 +1,6 @@
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 import type { LocatedIssue } from "../spec/workspace.ts";
-import type { PanePlan, UpResult } from "../server/up.ts";
+import type { PanePlan, UpResult } from "../up/apply.ts";
 
 function quote(s: string, max = 60): string {
   const one = s.replace(/\s*\n\s*/g, " ");
@@ -135,7 +135,7 @@ export default defineVerb({
     }
 
     if (opts["dry-run"]) {
-      const { planPanes } = await import("../server/up.ts");
+      const { planPanes } = await import("../up/apply.ts");
       const plan = await planPanes(parsed.workspace, {
         launchers: table!,
         baseEnv: { ...Deno.env.toObject(), ...config!.terminal.env },
