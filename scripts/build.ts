@@ -26,6 +26,7 @@
  */
 import { relative, resolve } from "node:path";
 import { Failure, fromCaller, parseOptions, ROOT, runScript } from "./_script.ts";
+import { shQuote } from "../src/sh.ts";
 
 export { Failure };
 const VERBS = `${ROOT}src/verbs/`;
@@ -168,11 +169,6 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
     }
   }
   await checkSelfContained(out, stubs);
-}
-
-/** A word for sh, in single quotes. */
-function shQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**

@@ -61,8 +61,9 @@ export default defineVerb({
     let plan;
     try {
       // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
-      const { planPanes } = await import("../up/apply.ts");
-      const baseEnv = { ...Deno.env.toObject(), ...config.terminal.env };
+      const { planPanes } = await import("../up/plan.ts");
+      const { paneBaseEnv } = await import("../server/pane/env.ts");
+      const baseEnv = paneBaseEnv(config);
       plan = (await parseFlowToml(text, {
         path: file,
         agents: Object.keys(table),
