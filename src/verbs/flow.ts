@@ -42,7 +42,7 @@ export default defineVerb({
       const why = e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message;
       throw new UsageError(`Cannot read flow file "${file}": ${why}`);
     }
-    const { parseFlowToml, FlowSpecError } = await import("../spec/flow.ts");
+    const { parseFlowToml, FlowSpecError } = await import("../flow/check.ts");
     const { formatIssue } = await import("../spec/workspace.ts");
     const { loadConfig } = await import("../spec/config.ts");
     const { launchers } = await import("../agents/launchers.ts");

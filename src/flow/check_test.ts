@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findCycles, MAX_TEXT_BYTES, substitute, truncate, TRUNCATED, withItem } from "./flow.ts";
+import { findCycles, MAX_TEXT_BYTES, substitute, truncate, TRUNCATED, withItem } from "./check.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 

@@ -15,11 +15,11 @@ import {
   PaneSpec,
   type ResolvedWorkspace,
   type WorkspaceSpec,
-} from "./workspace.ts";
-import { checkWorkspace, formatIssue } from "./workspace.ts";
+} from "../spec/workspace.ts";
+import { checkWorkspace, formatIssue } from "../spec/workspace.ts";
 import { UsageError } from "../errors.ts";
-import { type Locator, parseTomlFile } from "./toml_locate.ts";
-import { EXPECTED, kindOf, suggest, valueAt } from "./_words.ts";
+import { type Locator, parseTomlFile } from "../spec/toml_locate.ts";
+import { EXPECTED, kindOf, suggest, valueAt } from "../spec/_words.ts";
 
 /** Largest number of panes one flow may spawn. */
 export const PANE_BUDGET = 32;
