@@ -24,6 +24,7 @@ import type { WorkerEvent } from "./_worker_protocol.ts";
 import { foreground } from "./proc.ts";
 import { newPaneToken, PANE_TOKEN_ENV } from "../isolation/hook_token.ts";
 import { HOST_ID_ENV, newHostId } from "../isolation/reap.ts";
+import { paneBaseEnv, paneShell } from "./pane/env.ts";
 
 /** A pane. */
 export interface Surface {
@@ -171,12 +172,11 @@ export class Registry {
     const cwd = this.#checkCwd(opts.cwd ?? ws.cwd);
     if (opts.name !== undefined) this.#checkName(opts.name, null);
     const id = this.#nextSurface++;
-    const shell = this._config.terminal.shell ?? Deno.env.get("SHELL") ?? "/bin/sh";
+    const shell = paneShell(this._config);
     const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
     const token = newPaneToken();
     const env: Record<string, string> = {
-      ...Deno.env.toObject(),
-      ...this._config.terminal.env,
+      ...paneBaseEnv(this._config),
       ...opts.env,
       PANEFLOW_SOCKET_PATH: this._socketPath,
       PANEFLOW_SURFACE_ID: String(id),
