@@ -114,6 +114,11 @@ export const verbs: VerbEntry[] = [
     summary: "Call a JSON-RPC method, or print the protocol schema",
     load: () => dyn("api"),
   },
+  {
+    name: "relay",
+    summary: "Join stdin/stdout to the host socket (what --host runs over ssh)",
+    load: () => dyn("relay"),
+  },
   { name: "version", summary: "Print the version", load: () => dyn("version") },
   { name: "help", summary: "Show help for paneflow or a verb", load: () => dyn("help") },
 ];
