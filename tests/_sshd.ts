@@ -34,6 +34,8 @@ export interface Sshd {
   start(): Promise<void>;
   /** sshd's log so far. */
   log(): string;
+  /** Kills every session process of this sshd, as a dropped network would end them. */
+  dropConnections(): Promise<void>;
 }
 
 async function run(cmd: string, args: string[]): Promise<void> {
@@ -141,8 +143,21 @@ export async function startSshd(): Promise<Sshd> {
     } catch { /* gone */ }
     await c.status;
   };
+  const dropConnections = async () => {
+    const daemon = (child as Deno.ChildProcess | null)?.pid;
+    if (!daemon) return;
+    for (const e of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(e.name)) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        if (ppid === daemon) Deno.kill(Number(e.name), "SIGKILL");
+      } catch { /* gone */ }
+    }
+  };
   await start();
   return {
+    dropConnections,
     alias,
     port,
     dir,

@@ -114,6 +114,7 @@ export const verbs: VerbEntry[] = [
     summary: "Call a JSON-RPC method, or print the protocol schema",
     load: () => dyn("api"),
   },
+  { name: "hosts", summary: "List remote hosts with reachability and versions", load: () => dyn("hosts") },
   {
     name: "relay",
     summary: "Join stdin/stdout to the host socket (what --host runs over ssh)",
