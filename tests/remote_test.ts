@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { ROOT, runCli, type RunResult, startHost, type TestHost, waitUntil } from "./_harness.ts";
 import { hostConnections } from "./_stream.ts";
+import { connectBridge } from "./_mcp.ts";
 import { disposeSshd, type Sshd, sshdMissing, startSshd } from "./_sshd.ts";
 
 const missing = sshdMissing();
@@ -220,6 +221,35 @@ Deno.test({
       assert.notEqual(out.code, 0);
       assert.match(stderr, /host "box"/);
       assert.equal(stderr.trim().split("\n").length, 1, stderr);
+    });
+  },
+});
+
+Deno.test({
+  name: "remote: paneflow mcp --host serves the remote host's panes",
+  ignore: missing !== null,
+  async fn() {
+    await withWorld(async (w) => {
+      await w.remote.call("workspace.create", {
+        command: "echo REMOTE-MCP-TOKEN; exec sleep 600",
+        pane_name: "far",
+        cwd: w.remote.dir,
+      });
+      const bridge = await connectBridge(w.local.socket, {
+        args: ["run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, "mcp", "--host", "box"],
+        env: { PANEFLOW_CONFIG: w.env.PANEFLOW_CONFIG, PANEFLOW_SSH: w.sshd.ssh, HOME: w.env.HOME },
+      });
+      try {
+        const list = await bridge.client.callTool({ name: "list_panes", arguments: {} });
+        assert.match(JSON.stringify(list), /far/);
+        const read = await waitUntil("the remote pane's text through MCP", async () => {
+          const r = await bridge.client.callTool({ name: "read_pane", arguments: { target: "far" } });
+          return JSON.stringify(r).includes("REMOTE-MCP-TOKEN") && r;
+        }, { timeoutMs: 20_000 });
+        assert.ok(read);
+      } finally {
+        await bridge.close();
+      }
     });
   },
 });
