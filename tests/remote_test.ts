@@ -90,6 +90,18 @@ Deno.test({
       assert.equal(read.code, 0, read.stderr);
       assert.match(read.stdout, /hello over ssh/);
 
+      // wait --match host:sel reaches the config's host without --host.
+      const prefixed = await w.cli([
+        "wait",
+        "--match",
+        "box:far",
+        "--pattern",
+        "hello over ssh",
+        "--timeout",
+        "20",
+      ]);
+      assert.equal(prefixed.code, 0, prefixed.stderr);
+
       // PANEFLOW_HOST does the same as --host.
       const viaEnv = await runCli(["read", "far", "--raw"], { ...w.env, PANEFLOW_HOST: "box" });
       assert.equal(viaEnv.code, 0, viaEnv.stderr);
@@ -252,4 +264,20 @@ Deno.test({
       }
     });
   },
+});
+
+Deno.test("remote: a host started with PANEFLOW_HOST exported gives its panes none (they drive their own host)", async () => {
+  const host = await startHost({ env: { PANEFLOW_HOST: "box" } });
+  try {
+    const { surface_id } = await host.call<{ surface_id: number }>("workspace.create", {
+      command: "echo HOST=[${PANEFLOW_HOST-unset}]; exec sleep 600",
+      cwd: host.dir,
+    });
+    await waitUntil("the pane to print its PANEFLOW_HOST", async () => {
+      const r = await host.call<{ text: string }>("surface.read", { surface_id, fenced: false });
+      return r.text.includes("HOST=[unset]");
+    });
+  } finally {
+    await host.stop();
+  }
 });

@@ -48,3 +48,21 @@ export async function resolveHost(value: string): Promise<RemoteTarget> {
   }
   return found;
 }
+
+/** Selector prefixes that are not host names. */
+const SELECTOR_KINDS = new Set(["cmdline", "cwd", "pane"]);
+
+/**
+ * Splits `host:selector` (`wait --match box:agent`): when the part before the
+ * first `:` names a host of the config, the selector applies there; otherwise
+ * the whole string is a local selector. Only a selector with such a prefix
+ * pays for reading the config.
+ */
+export async function splitHostSelector(
+  selector: string,
+): Promise<{ host: string | null; selector: string }> {
+  const m = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}):(.+)$/s.exec(selector);
+  if (!m || SELECTOR_KINDS.has(m[1])) return { host: null, selector };
+  const hosts = await namedHosts().catch(() => []);
+  return hosts.some((h) => h.label === m[1]) ? { host: m[1], selector: m[2] } : { host: null, selector };
+}
