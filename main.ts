@@ -8,6 +8,7 @@ import { describeError } from "./src/errors.ts";
 import { ExitCode } from "./src/spec/codes.ts";
 import { findVerb, usage } from "./src/verbs/mod.ts";
 import { runVerb } from "./src/verbs/_verb.ts";
+import { LOCAL_ONLY, takeHostFlag } from "./src/remote/flag.ts";
 
 /** Busybox-style names: `paneflow-mcp` runs `paneflow mcp`. */
 function invokedAs(): string | null {
@@ -49,8 +50,23 @@ export async function main(argv: string[]): Promise<number> {
   const as = invokedAs();
   if (as === "paneflow-mcp") argv = ["mcp", ...argv];
   else if (as === "paneflow-ai-hook") argv = ["ai-hook", ...argv];
+  // --host <name|ssh://…>: the verb runs against that host, over ssh (the client reads PANEFLOW_HOST).
+  let remote: string | null = null;
+  try {
+    ({ host: remote, argv } = takeHostFlag(argv));
+  } catch (e) {
+    console.error(`paneflow: ${(e as Error).message}`);
+    return ExitCode.Usage;
+  }
   if (argv[0] === "--version" || argv[0] === "-V") argv = ["version"];
   const [name, ...given] = argv;
+  if (remote !== null) {
+    if (name !== undefined && LOCAL_ONLY.has(name)) {
+      console.error(`paneflow: --host does not apply to ${name}, which runs on this machine`);
+      return ExitCode.Usage;
+    }
+    Deno.env.set("PANEFLOW_HOST", remote);
+  }
   if (name === undefined) {
     console.error(usage());
     return ExitCode.Usage;

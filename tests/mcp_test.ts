@@ -6,12 +6,11 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   type CallToolResult,
   ResourceListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type Bridge, connectBridge } from "./_mcp.ts";
 import { readPane, ROOT, runCli, startHost, type TestHost, waitUntil, withHost } from "./_harness.ts";
 
 const MAIN = `${ROOT}main.ts`;
@@ -25,40 +24,6 @@ interface ToolInfo {
   description?: string;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
   inputSchema: { type: string; required?: string[]; properties?: Record<string, unknown> };
-}
-
-/** A connected SDK client and what the bridge wrote on stderr. */
-interface Bridge {
-  client: Client;
-  stderr: () => string;
-  /** Errors the client saw on the transport (e.g. a non-protocol line on stdout). */
-  transportErrors: Error[];
-  close(): Promise<void>;
-}
-
-/** Spawns a bridge with `command args` (default: `deno run main.ts mcp`) and connects the SDK client. */
-async function connectBridge(
-  socket: string,
-  { command = Deno.execPath(), args = ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "mcp"] } = {},
-): Promise<Bridge> {
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    env: { PANEFLOW_SOCKET_PATH: socket, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
-  const transportErrors: Error[] = [];
-  const client = new Client({ name: "paneflow-test", version: "1.0.0" });
-  client.onerror = (e: Error) => transportErrors.push(e);
-  await client.connect(transport);
-  return {
-    client,
-    stderr: () => stderr,
-    transportErrors,
-    close: () => client.close(),
-  };
 }
 
 async function withBridge(socket: string, fn: (b: Bridge) => Promise<void>): Promise<void> {

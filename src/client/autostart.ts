@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Client } from "./client.ts";
+import { Client, clientAddress, isRemote } from "./client.ts";
 import { CliFailure } from "../errors.ts";
 import { dirname, selfCommand, socketPath } from "../paths.ts";
 
@@ -78,6 +78,9 @@ export async function startDetached(path: string = socketPath(), { shared = fals
 
 /** Connects to the host, starting a detached one first when none answers. */
 export async function connectOrStart(autostart: boolean): Promise<Client> {
+  const address = clientAddress();
+  // A remote host is started there by the relay (`relay --start`).
+  if (isRemote(address)) return await Client.connect(address, { start: autostart });
   const path = socketPath();
   const existing = await Client.tryConnect(path);
   if (existing) return existing;

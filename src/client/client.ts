@@ -20,6 +20,19 @@ const decoder = new TextDecoder();
 /** How to start a host, for "instance unreachable" messages. */
 export const START_HINT = "start one with: paneflow serve --detach";
 
+/**
+ * Where verbs connect: `$PANEFLOW_HOST` (set by the global `--host`), a remote
+ * host reached over ssh, else the local socket.
+ */
+export function clientAddress(env: { get(k: string): string | undefined } = Deno.env): string {
+  return env.get("PANEFLOW_HOST") || socketPath(env);
+}
+
+/** Whether an address names a remote host: socket paths are always absolute. */
+export function isRemote(address: string): boolean {
+  return !address.startsWith("/");
+}
+
 /** A JSON-RPC error object. */
 type WireError = { code: number; message: string; data?: { reason?: string } };
 
@@ -54,8 +67,16 @@ export class Client {
     this.#framing = ndjson(conn);
   }
 
-  /** Connects to the host; exit 1 with how to start one when none answers. */
-  static async connect(path: string = socketPath()): Promise<Client> {
+  /**
+   * Connects to the host at `path`: a socket path (absolute), or a remote host
+   * (`--host`: a config name or ssh:// URL, reached over ssh). Exit 1 with how to
+   * start one when none answers.
+   */
+  static async connect(path: string = clientAddress(), opts: { start?: boolean } = {}): Promise<Client> {
+    if (isRemote(path)) {
+      const { connectRemote } = await import("./ssh.ts");
+      return await connectRemote(path, opts);
+    }
     try {
       return new Client(await connectUnix(path), path);
     } catch {
@@ -64,7 +85,7 @@ export class Client {
   }
 
   /** Connects, or returns null when no host answers. */
-  static async tryConnect(path: string = socketPath()): Promise<Client | null> {
+  static async tryConnect(path: string = clientAddress()): Promise<Client | null> {
     try {
       return await Client.connect(path);
     } catch {
@@ -73,6 +94,9 @@ export class Client {
   }
 
   #gone(): CliFailure {
+    // A transport that knows why it ended (ssh: host key, auth, a dropped link) says so.
+    const why = (this.#conn as { failure?: string | null }).failure;
+    if (why) return new CliFailure(why);
     return new CliFailure(`Instance unreachable: the host on ${this.path} closed the connection`);
   }
 

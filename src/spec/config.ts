@@ -24,6 +24,14 @@ export const ConfigSchema = z.strictObject({
     kill_grace_ms: z.number().int().min(0).max(60_000).default(2000),
   }).prefault({}),
   agents: z.record(z.string(), z.strictObject({ command: z.string().min(1) })).default({}),
+  hosts: z.record(
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a host name is letters, digits, '.', '_' and '-'"),
+    z.strictObject({
+      ssh: z.string().min(1).describe("[user@]host or ssh://[user@]host[:port], as ssh takes it"),
+      paneflow: z.string().min(1).default("paneflow").describe("The command that runs paneflow there"),
+      socket: z.string().min(1).optional().describe("The host's socket there, when not the default"),
+    }),
+  ).default({}),
   host: z.strictObject({
     pane_workers: z.number().int().min(1).max(16).default(2),
     idle_timeout_secs: z.number().positive().default(30),

@@ -1,5 +1,5 @@
 import { withClient } from "../client/client.ts";
-import { listPanes } from "../client/selectors.ts";
+import { listPanes, type PaneInfo } from "../client/selectors.ts";
 import { CliFailure, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";
@@ -8,9 +8,13 @@ export default defineVerb({
   name: "ls",
   aliases: ["list_panes"],
   summary: "List the panes of the active workspace (JSON; --human for a table)",
-  usage: "paneflow ls [--all] [--workspace <index>] [--human|--json]",
+  usage: "paneflow ls [--all | --all-hosts] [--workspace <index>] [--human|--json]",
   options: {
     all: { type: "boolean", short: "a", description: "List panes of every workspace" },
+    "all-hosts": {
+      type: "boolean",
+      description: "Every pane of this machine and of every host in the config's hosts, with a HOST column",
+    },
     workspace: { type: "number", short: "w", value: "<index>", description: "List panes of this workspace" },
     human: { type: "boolean", description: "Print an aligned table" },
     json: {
@@ -19,8 +23,9 @@ export default defineVerb({
     },
   },
   positionals: [],
-  run({ opts }) {
+  async run({ opts }) {
     if (opts.human && opts.json) throw new UsageError("--human and --json are exclusive");
+    if (opts["all-hosts"]) return await allHosts(opts.human);
     return withClient(async (client) => {
       let surfaces = await listPanes(client);
       if (!opts.all) {
@@ -44,17 +49,38 @@ export default defineVerb({
       }
       printTable(
         ["ID", "NAME", "WS", "SIZE", "STATE", "CWD", "CMD"],
-        surfaces.map((s) => [
-          s.surface_id,
-          s.name,
-          s.workspace,
-          `${s.cols}x${s.rows}`,
-          s.exited ? `exited ${s.exit_code}` : s.focused ? "focused" : "running",
-          s.cwd,
-          s.cmd,
-        ]),
+        surfaces.map(paneRow),
       );
       return 0;
     });
   },
 });
+
+/** `ls --all-hosts`: every pane of every host, fetched in parallel; unreachable hosts reported. */
+async function allHosts(human: boolean): Promise<number> {
+  const { eachHost, reportUnreachable } = await import("../remote/fleet.ts");
+  const answers = await eachHost((c) => listPanes(c));
+  if (!human) {
+    printJson({
+      hosts: answers.map((a) => a.ok ? { host: a.host, ok: true, surfaces: a.value } : a),
+    });
+  } else {
+    printTable(
+      ["HOST", "ID", "NAME", "WS", "SIZE", "STATE", "CWD", "CMD"],
+      answers.flatMap((a) => a.ok ? a.value.map((s) => [a.host, ...paneRow(s)]) : []),
+    );
+  }
+  return reportUnreachable(answers);
+}
+
+function paneRow(s: PaneInfo): (string | number | null)[] {
+  return [
+    s.surface_id,
+    s.name,
+    s.workspace,
+    `${s.cols}x${s.rows}`,
+    s.exited ? `exited ${s.exit_code}` : s.focused ? "focused" : "running",
+    s.cwd,
+    s.cmd,
+  ];
+}

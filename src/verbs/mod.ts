@@ -123,6 +123,12 @@ export const verbs: VerbEntry[] = [
     heavy: true,
     load: () => dyn("api"),
   },
+  { name: "hosts", summary: "List remote hosts with reachability and versions", load: () => dyn("hosts") },
+  {
+    name: "relay",
+    summary: "Join stdin/stdout to the host socket (what --host runs over ssh)",
+    load: () => dyn("relay"),
+  },
   { name: "version", summary: "Print the version", load: () => dyn("version") },
   { name: "help", summary: "Show help for paneflow or a verb", load: () => dyn("help") },
 ];

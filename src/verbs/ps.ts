@@ -6,10 +6,17 @@ type Agent = Record<string, string | number | boolean | null>;
 export default defineVerb({
   name: "ps",
   summary: "List detected agents across all workspaces (table; --json for JSON)",
-  usage: "paneflow ps [--json]",
-  options: { json: { type: "boolean", description: 'Print {"agents":[...]}' } },
+  usage: "paneflow ps [--all-hosts] [--json]",
+  options: {
+    json: { type: "boolean", description: 'Print {"agents":[...]} (with --all-hosts: {"hosts":[...]})' },
+    "all-hosts": {
+      type: "boolean",
+      description: "Agents of this machine and of every host in the config's hosts, with a HOST column",
+    },
+  },
   positionals: [],
-  run({ opts }) {
+  async run({ opts }) {
+    if (opts["all-hosts"]) return await allHosts(opts.json);
     return withClient(async (client) => {
       const fleet = await client.call<{ agents: Agent[] }>("fleet.list");
       if (opts.json) {
@@ -22,17 +29,36 @@ export default defineVerb({
       }
       printTable(
         ["ID", "NAME", "WS", "TOOL", "STATE", "TOOL_IN_USE", "MESSAGE"],
-        fleet.agents.map((a) => [
-          a.surface_id as number,
-          a.surface_name as string | null,
-          a.workspace as number,
-          a.tool as string | null,
-          a.state as string,
-          a.active_tool_name as string | null,
-          a.message as string | null,
-        ]),
+        fleet.agents.map(agentRow),
       );
       return 0;
     });
   },
 });
+
+/** `ps --all-hosts`: every host's fleet at once; unreachable hosts reported, not fatal. */
+async function allHosts(json: boolean): Promise<number> {
+  const { eachHost, reportUnreachable } = await import("../remote/fleet.ts");
+  const answers = await eachHost((c) => c.call<{ agents: Agent[] }>("fleet.list").then((f) => f.agents));
+  if (json) {
+    printJson({ hosts: answers.map((a) => a.ok ? { host: a.host, ok: true, agents: a.value } : a) });
+  } else {
+    printTable(
+      ["HOST", "ID", "NAME", "WS", "TOOL", "STATE", "TOOL_IN_USE", "MESSAGE"],
+      answers.flatMap((a) => a.ok ? a.value.map((x) => [a.host, ...agentRow(x)]) : []),
+    );
+  }
+  return reportUnreachable(answers);
+}
+
+function agentRow(a: Agent): (string | number | null)[] {
+  return [
+    a.surface_id as number,
+    a.surface_name as string | null,
+    a.workspace as number,
+    a.tool as string | null,
+    a.state as string,
+    a.active_tool_name as string | null,
+    a.message as string | null,
+  ];
+}

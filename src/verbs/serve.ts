@@ -32,6 +32,9 @@ export default defineVerb({
   },
   positionals: [],
   async run({ opts }) {
+    // A user's exported PANEFLOW_HOST points their CLI at a remote host; the panes of this host must
+    // drive this host, so their environment (inherited from ours) must not carry it.
+    Deno.env.delete("PANEFLOW_HOST");
     if (opts.framing !== undefined && !opts.stdio) throw new UsageError("--framing needs --stdio");
     if (opts.framing !== undefined && opts.framing !== "ndjson" && opts.framing !== "lsp") {
       throw new UsageError(`--framing must be ndjson or lsp, not ${JSON.stringify(opts.framing)}`);

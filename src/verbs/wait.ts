@@ -89,11 +89,15 @@ export default defineVerb({
     const what = [regex ? `pattern /${opts.pattern}/` : "", opts.idle ? "idle" : ""].filter(Boolean).join(
       " and ",
     );
-    const client = await Client.connect();
-    const events = await Client.connect();
+    // `--match box:sel`: the panes of the config's host "box", over ssh.
+    const { host, selector } = opts.match.includes(":")
+      ? await (await import("../remote/hosts.ts")).splitHostSelector(opts.match)
+      : { host: null, selector: opts.match };
+    const client = await Client.connect(host ?? undefined);
+    const events = await Client.connect(host ?? undefined);
     const progress = opts.json ? null : showProgress(`waiting for ${what} on ${opts.match}`, started);
     try {
-      const panes = matchPanes(opts.match, await listPanes(client));
+      const panes = matchPanes(selector, await listPanes(client));
       if (panes.length === 0) throw new CliFailure(`No pane matches "${opts.match}"`, ExitCode.NotFound);
       if (panes.length > 1 && !opts.any && !opts.all) {
         const list = panes.map((p) => `${p.surface_id}${p.name ? ` (${p.name})` : ""}`).join(", ");

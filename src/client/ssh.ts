@@ -1,0 +1,129 @@
+/**
+ * The SSH transport: a {@link Duplex} carried by `ssh <host> paneflow relay`,
+ * so every verb runs against a host on another machine exactly as locally.
+ * ssh is the user's own (config, agent, known_hosts, ProxyJump); connections
+ * are reused through OpenSSH's ControlMaster (see ../remote/ssh.ts). When ssh
+ * or the relay fails, the client's "closed the connection" error becomes one
+ * line naming the host and what to do.
+ *
+ * @module
+ */
+import { CliFailure } from "../errors.ts";
+import { dirname, socketPath } from "../paths.ts";
+import { PROTOCOL_VERSION } from "../spec/codes.ts";
+import { resolveHost } from "../remote/hosts.ts";
+import { explainSshFailure, relayCommand, type RemoteTarget, sshArgv } from "../remote/ssh.ts";
+import type { Duplex } from "../wire/duplex.ts";
+import { Client } from "./client.ts";
+
+/** A duplex over an ssh child's stdio; `failure` explains an abnormal end once stdout has closed. */
+export interface SshDuplex extends Duplex {
+  failure: string | null;
+  target: RemoteTarget;
+}
+
+/** How long ssh may take to say why it ended after its stdout closed. */
+const EXIT_GRACE_MS = 3000;
+
+/** Spawns `ssh … <paneflow> relay` to `target` and returns its stdio as a duplex. */
+export async function sshDuplex(target: RemoteTarget, opts: { start?: boolean } = {}): Promise<SshDuplex> {
+  // ControlMaster sockets go beside this user's local socket, in a 0700 directory.
+  await Deno.mkdir(dirname(socketPath()), { recursive: true, mode: 0o700 }).catch(() => {});
+  const [cmd, ...args] = sshArgv(target, relayCommand(target, opts.start ? ["--start"] : []));
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(cmd, { args, stdin: "piped", stdout: "piped", stderr: "piped" }).spawn();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new CliFailure(`Cannot reach host "${target.label}": ssh is not installed (no "${cmd}" on PATH)`);
+    }
+    throw e;
+  }
+  const reader = child.stdout.getReader({ mode: "byob" });
+  const writer = child.stdin.getWriter();
+  let stderr = "";
+  const stderrDone = (async () => {
+    const dec = new TextDecoder();
+    for await (const c of child.stderr) if (stderr.length < 16_384) stderr += dec.decode(c, { stream: true });
+  })().catch(() => {});
+  let closed = false;
+  const duplex: SshDuplex = {
+    target,
+    failure: null,
+    async read(p) {
+      const { value, done } = await reader.read(new Uint8Array(p.length));
+      if (done || !value) {
+        // ssh ended: wait briefly for its status and say why.
+        const status = await Promise.race([
+          child.status,
+          new Promise<null>((r) => setTimeout(() => r(null), EXIT_GRACE_MS)),
+        ]);
+        await Promise.race([stderrDone, new Promise((r) => setTimeout(r, 200))]);
+        if (!closed) {
+          duplex.failure = explainSshFailure(target, status?.code ?? 255, stderr) ??
+            (status && status.code !== 0
+              ? `Lost host "${target.label}": ssh exited ${status.code}${
+                stderr ? `: ${stderr.trim().split("\n").at(-1)}` : ""
+              }`
+              : `Lost host "${target.label}": the connection closed`);
+        }
+        return null;
+      }
+      p.set(value);
+      return value.length;
+    },
+    async write(p) {
+      await writer.write(p.slice());
+      return p.length;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      writer.close().catch(() => {});
+      reader.cancel().catch(() => {});
+      // The relay ends when its stdin does; a hung ssh is not waited for.
+      setTimeout(() => {
+        try {
+          child.kill("SIGTERM");
+        } catch { /* exited */ }
+      }, 2000).unref?.();
+      child.status.catch(() => {});
+    },
+  };
+  child.status.then(() => {}, () => {});
+  return duplex;
+}
+
+/**
+ * A client of the host on `target`, its protocol version checked: a host too
+ * old or too new is one clear error, not garbage.
+ */
+export async function connectSsh(target: RemoteTarget, opts: { start?: boolean } = {}): Promise<Client> {
+  const duplex = await sshDuplex(target, opts);
+  const client = new Client(duplex, `host "${target.label}"`);
+  try {
+    const id = await client.call<{ protocol?: number; version?: string }>("system.identify");
+    if (id.protocol !== PROTOCOL_VERSION) {
+      throw new CliFailure(
+        `Host "${target.label}" speaks protocol ${id.protocol ?? "?"} (paneflow ${id.version ?? "?"}); ` +
+          `this paneflow speaks ${PROTOCOL_VERSION}: install the same version on both machines`,
+      );
+    }
+  } catch (e) {
+    client.close();
+    if (duplex.failure) throw new CliFailure(duplex.failure);
+    throw e;
+  }
+  return client;
+}
+
+/** Connects to the remote host a `--host` value names (config name or ssh:// URL). */
+export async function connectRemote(value: string, opts: { start?: boolean } = {}): Promise<Client> {
+  let target: RemoteTarget;
+  try {
+    target = await resolveHost(value);
+  } catch (e) {
+    throw new CliFailure((e as Error).message, 2);
+  }
+  return await connectSsh(target, opts);
+}
