@@ -17,6 +17,7 @@ export class HostGuard {
   #record: HostRecord;
   #pending = new Set<Promise<unknown>>();
   #sessions: number[] = [];
+  #stopping = false;
 
   private constructor(
     private readonly _registry: Registry,
@@ -46,7 +47,7 @@ export class HostGuard {
       if (s?.pid) guard.#addSession(s.pid);
     });
     opts.registry.closeListeners.add((closed) => {
-      for (const s of closed) guard.#reap(s);
+      if (!guard.#stopping) { for (const s of closed) guard.#reap(s); }
     });
     return guard;
   }
@@ -72,10 +73,21 @@ export class HostGuard {
     this.#pending.add(job);
   }
 
-  /** Waits for the closed panes' escalations, ends anything of this host still running, stops the watchdog. */
-  async stop(): Promise<void> {
+  /**
+   * Closes every pane with `closeAll`, then gives everything of this host
+   * (every process carrying its id or in a pane's session) SIGHUP and, after
+   * the grace, SIGKILL: one pass for all panes instead of one per pane.
+   * Then stops the watchdog (its last sweep finds nothing) and removes the record.
+   */
+  async stop(closeAll: () => Promise<void>): Promise<void> {
+    this.#stopping = true;
+    await closeAll();
+    const killed = await escalate({ hostId: this._registry.hostId, sessions: this.#sessions }, this._graceMs)
+      .catch(() => []);
+    if (killed.length) {
+      this._log(`${killed.length} pane process(es) outlived SIGHUP by ${this._graceMs} ms; killed`);
+    }
     while (this.#pending.size) await Promise.all([...this.#pending]);
-    await escalate({ hostId: this._registry.hostId, sessions: this.#sessions }, 0).catch(() => {});
     this.#watchdog?.close();
     this.#record.remove();
   }

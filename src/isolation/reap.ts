@@ -48,6 +48,54 @@ async function argvOf(pid: number): Promise<string[]> {
   }
 }
 
+/** What a scan keeps of a process: enough to match any {@link Match}. */
+interface Entry extends Found {
+  pgrp: number;
+  session: number;
+  /** Its PANEFLOW_HOST_ID=... and PANEFLOW_PANE_TOKEN=... entries. */
+  tags: string[];
+}
+
+let inflight: Promise<Entry[]> | null = null;
+
+/**
+ * One pass over /proc, shared by every caller that asks while it runs: a
+ * clean stop closes every pane at once, and each pane's escalation would
+ * otherwise read every process's environment again.
+ */
+function scan(): Promise<Entry[]> {
+  return inflight ??= scanNow().finally(() => (inflight = null));
+}
+
+/**
+ * Synchronous reads: ~2 small files per process, a few ms for hundreds of
+ * processes, where the same reads through the async file API queue behind
+ * each other on a loaded machine for hundreds of ms.
+ */
+// deno-lint-ignore require-await
+async function scanNow(): Promise<Entry[]> {
+  const out: Entry[] = [];
+  const dec = new TextDecoder();
+  try {
+    for (const e of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(e.name)) continue;
+      const pid = Number(e.name);
+      if (pid === Deno.pid) continue;
+      try {
+        const st = parseStat(Deno.readTextFileSync(`/proc/${pid}/stat`));
+        if (!st || st.state === "Z" || st.state === "X") continue;
+        let tags: string[] = [];
+        try {
+          tags = dec.decode(Deno.readFileSync(`/proc/${pid}/environ`)).split("\0")
+            .filter((v) => v.startsWith(`${HOST_ID_ENV}=`) || v.startsWith(`${PANE_TOKEN_ENV}=`));
+        } catch { /* another user's */ }
+        out.push({ pid, start: st.start, argv: [], pgrp: st.pgrp, session: st.session, tags });
+      } catch { /* gone */ }
+    }
+  } catch { /* no /proc */ }
+  return out;
+}
+
 /** Every live process (zombies are already dead) matching `m`, this process excepted. */
 export async function findProcesses(m: Match): Promise<Found[]> {
   const sessions = new Set(m.sessions ?? []);
@@ -57,34 +105,11 @@ export async function findProcesses(m: Match): Promise<Found[]> {
   ].filter((t): t is string => t !== null);
   if (!sessions.size && !tags.length) return [];
   const found: Found[] = [];
-  let entries: AsyncIterable<Deno.DirEntry>;
-  try {
-    entries = Deno.readDir("/proc");
-  } catch {
-    return found;
-  }
-  try {
-    for await (const e of entries) {
-      if (!/^\d+$/.test(e.name)) continue;
-      const pid = Number(e.name);
-      if (pid === Deno.pid) continue;
-      let st;
-      try {
-        st = parseStat(await Deno.readTextFile(`/proc/${pid}/stat`));
-      } catch {
-        continue;
-      }
-      if (!st || st.state === "Z" || st.state === "X") continue;
-      let hit = sessions.has(st.session) || sessions.has(st.pgrp);
-      if (!hit && tags.length) {
-        try {
-          const env = new TextDecoder().decode(await Deno.readFile(`/proc/${pid}/environ`)).split("\0");
-          hit = tags.some((t) => env.includes(t));
-        } catch { /* another user's, or gone */ }
-      }
-      if (hit) found.push({ pid, start: st.start, argv: await argvOf(pid) });
+  for (const p of await scan()) {
+    if (sessions.has(p.session) || sessions.has(p.pgrp) || p.tags.some((t) => tags.includes(t))) {
+      found.push({ pid: p.pid, start: p.start, argv: await argvOf(p.pid) });
     }
-  } catch { /* /proc unreadable */ }
+  }
   return found;
 }
 
@@ -122,16 +147,17 @@ export async function escalate(m: Match, graceMs: number): Promise<Found[]> {
     await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
     wait = Math.min(wait * 2, 50);
   }
+  // Whatever outlived the grace, and whatever was started meanwhile; then again for what was
+  // started between that scan and the SIGKILL.
   const killed: Found[] = [];
   for (let round = 0; round < 5; round++) {
     list = list.filter(alive);
-    const more = await findProcesses(m);
-    for (const p of more) if (!list.some((q) => q.pid === p.pid)) list.push(p);
+    for (const p of await findProcesses(m)) if (!list.some((q) => q.pid === p.pid)) list.push(p);
     if (!list.length) break;
     signal(list, "SIGKILL");
-    killed.push(...list.filter((p) => !killed.some((k) => k.pid === p.pid)));
-    await sleep(10);
-    list = list.filter(alive);
+    for (const p of list) if (!killed.some((k) => k.pid === p.pid)) killed.push(p);
+    const until = Date.now() + 200;
+    while ((list = list.filter(alive)).length && Date.now() < until) await sleep(5);
   }
   return killed;
 }

@@ -177,9 +177,8 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         } catch { /* closed */ }
       }
       agents.dispose();
-      await registry.closeAll().catch(() => {});
-      // SIGKILL to what outlives SIGHUP by terminal.kill_grace_ms (../isolation/host_guard.ts).
-      await guard.stop();
+      // Every pane closed (SIGHUP), then SIGKILL to what outlives it by terminal.kill_grace_ms.
+      await guard.stop(() => registry.closeAll().catch(() => {}));
       pool.terminate();
       for (const c of connections) {
         try {

@@ -8,7 +8,7 @@ const DEFAULTS = {
   ai_injection_fence: true,
   submit_paste_delay_ms: 70,
   agent_stall_threshold_secs: 120,
-  terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000 },
+  terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000, kill_grace_ms: 2000 },
   agents: {},
   host: { pane_workers: 2, idle_timeout_secs: 30, heartbeat_secs: 30 },
 };
@@ -46,7 +46,14 @@ Deno.test("parseConfig keeps given values and defaults the rest", () => {
     ...DEFAULTS,
     ai_unrestricted: true,
     submit_paste_delay_ms: 0,
-    terminal: { env: { FOO: "bar" }, cols: 200, rows: 30, scrollback_lines: 10_000, shell: "/bin/zsh" },
+    terminal: {
+      env: { FOO: "bar" },
+      cols: 200,
+      rows: 30,
+      scrollback_lines: 10_000,
+      kill_grace_ms: 2000,
+      shell: "/bin/zsh",
+    },
     agents: { claude: { command: "claude --dangerously-skip-permissions" } },
     host: { pane_workers: 4, idle_timeout_secs: 30, heartbeat_secs: 30 },
   });

@@ -16,6 +16,8 @@ interface Explanation {
     rules_version: string | null;
   } | null;
   why: string;
+  /** Hook frames for this pane refused for a missing or wrong pane token (docs/security.md). */
+  refused_hook_frames?: number;
 }
 
 const age = (ms: number) => (ms < 1000 ? `${ms} ms ago` : `${(ms / 1000).toFixed(1)} s ago`);
@@ -67,6 +69,9 @@ export default defineVerb({
             : "no rule matched"
         }`,
       );
+      if (e.refused_hook_frames) {
+        console.log(`  refused: ${e.refused_hook_frames} hook frame(s) without this pane's token (forged?)`);
+      }
       return 0;
     });
   },
