@@ -228,6 +228,8 @@ async function smokeTest(bin: string): Promise<void> {
   const env = {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: dir,
+    // system.shutdown, at the end, is gated like keystrokes.
+    PANEFLOW_IPC_SCRIPTING: "1",
     PANEFLOW_SOCKET_PATH: `${dir}/s.sock`,
     PANEFLOW_CONFIG: `${dir}/config.jsonc`,
   };

@@ -106,6 +106,8 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: dir,
     PANEFLOW_INSTALL_DIR: `${dir}/bin`,
+    // system.shutdown, at the end, is gated like keystrokes.
+    PANEFLOW_IPC_SCRIPTING: "1",
     PANEFLOW_SOCKET_PATH: `${dir}/s.sock`,
     PANEFLOW_CONFIG: `${dir}/config.jsonc`,
   };
@@ -117,7 +119,7 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
     assert.equal(built.code, 0, built.stderr);
     assert.match(built.stderr, /Installed .*\/bin\/paneflow-ai-hook\n/);
     assert.match(built.stderr, /is not on your PATH/);
-    assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js' 'mcp' "\$@"$/m);
+    assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js mcp "\$@"$/m);
     // What the compiled binary's smoke test does: a detached host, a pane, its output read back.
     const serve = await pf("serve", "--detach");
     assert.equal(serve.code, 0, serve.stderr);

@@ -334,7 +334,9 @@ env = { PORT = "\${port_offset}" }
       assert.equal(started.code, 0, started.stderr);
       assert.match(started.stdout, /Workspace "auto" is up \(index 0\): 1 pane created/);
     } finally {
-      await runCli(["api", "system.shutdown"], env);
+      // system.shutdown is gated (docs/security.md): this host has no scripting, so a signal stops it.
+      const id = await runCli(["api", "system.identify"], env);
+      if (id.code === 0) Deno.kill(JSON.parse(id.stdout).pid, "SIGTERM");
       await waitUntil("the detached host to go", async () => !(await exists(env.PANEFLOW_SOCKET_PATH)));
     }
   } finally {

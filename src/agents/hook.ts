@@ -57,6 +57,8 @@ export interface AiFrame {
   last_result?: string;
   error_type?: string;
   exit_code?: number;
+  /** The pane's PANEFLOW_PANE_TOKEN: the host accepts the frame only with it. */
+  token?: string;
 }
 
 const MAX_FIELD = 8 * 1024;
@@ -87,7 +89,7 @@ export function methodFor(event: string): AiMethod | null {
 export function hookFrame(
   event: string,
   payload: unknown,
-  ctx: { surfaceId: number; tool?: string; pid?: number },
+  ctx: { surfaceId: number; tool?: string; pid?: number; token?: string },
 ): { method: AiMethod; params: AiFrame } | null {
   const method = methodFor(event);
   if (!method) return null;
@@ -99,6 +101,7 @@ export function hookFrame(
     event,
   };
   if (ctx.pid) params.pid = ctx.pid;
+  if (ctx.token) params.token = ctx.token;
   const session = str(p.session_id);
   if (session) params.session_id = session;
   switch (event) {

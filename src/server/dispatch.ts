@@ -49,7 +49,9 @@ const handlers: Handlers = { ...system, ...workspace, ...surface, ...fleet, ...a
 function gateMessage(method: string, gate: "send" | "keystroke"): string {
   return gate === "send"
     ? `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment or set "ai_unrestricted": true in the config`
-    : `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment`;
+    : `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment${
+      method === "system.shutdown" ? `, or stop it with SIGTERM (kill ${Deno.pid})` : ""
+    }`;
 }
 
 /** Runs one request and builds its response; never throws. */

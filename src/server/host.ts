@@ -18,6 +18,7 @@ import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
 import { pruneOrphanWorktrees } from "../up/worktree.ts";
+import { HostGuard } from "../isolation/host_guard.ts";
 
 /** A running host. */
 export interface Host {
@@ -145,6 +146,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev));
   registry = new Registry(config, pool, bus, opts.socketPath);
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
+  const guard = await HostGuard.start({
+    socketPath: opts.socketPath,
+    registry,
+    bus,
+    graceMs: config.terminal.kill_grace_ms,
+    log,
+  });
 
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
   await Deno.chmod(opts.socketPath, 0o600);
@@ -170,6 +178,8 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       }
       agents.dispose();
       await registry.closeAll().catch(() => {});
+      // SIGKILL to what outlives SIGHUP by terminal.kill_grace_ms (../isolation/host_guard.ts).
+      await guard.stop();
       pool.terminate();
       for (const c of connections) {
         try {

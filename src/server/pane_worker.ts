@@ -32,6 +32,7 @@ import {
   type WorkerRequest,
 } from "./_worker_protocol.ts";
 import { PtyInput } from "./pty_input.ts";
+import { closeOnExecAll, wrapSpawn } from "../isolation/spawn.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
@@ -184,16 +185,23 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     // output into the host's log.
     logLevel: "off",
   });
-  const p = pty.spawn(req.file, req.args, {
-    name: "xterm-256color",
-    cols: req.cols,
-    rows: req.rows,
-    cwd: req.cwd,
-    env: req.env,
-    // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
-    // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
-    encoding: null,
-  });
+  // Only its own terminal: see ../isolation/spawn.ts.
+  const run = wrapSpawn(req.file, req.args, req.env);
+  let p: pty.IPty;
+  try {
+    p = pty.spawn(run.file, run.args, {
+      name: "xterm-256color",
+      cols: req.cols,
+      rows: req.rows,
+      cwd: req.cwd,
+      env: run.env,
+      // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
+      // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
+      encoding: null,
+    });
+  } finally {
+    closeOnExecAll();
+  }
   const scrollback = Scrollback.attach(term, req.scrollback);
   if (!scrollback) term.options.scrollback = req.scrollback;
   // deno-lint-ignore no-explicit-any
@@ -308,7 +316,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   });
   // Answer terminal queries (DA, DSR) the way a terminal would.
   term.onData((data) => {
-    if (!pane.exited) pane.input.write(data).catch(() => {});
+    if (!pane.exited && !pane.disposed) pane.input.write(data).catch(() => {});
   });
   return { pid: p.pid };
 }
@@ -345,12 +353,17 @@ function guardDrainOnExit(pane: Pane) {
     const flowing = !eof && now - pane.lastDataAt < DRAIN_QUIET_MS &&
       now - pane.destroyAskedAt < DRAIN_MAX_MS;
     if (!pane.disposed && (mustWait(pane) || flowing || programRunning(pane))) {
-      pane.deferredDestroy = () => destroy(...args);
+      pane.deferredDestroy = () => {
+        pane.input.close();
+        return destroy(...args);
+      };
       if (pane.paused || pane.throttled) return socket; // resuming schedules it
       if (flowing || pane.pending > 0) scheduleDeferredDestroy(pane);
       else awaitExit(pane, EXIT_POLL_MS);
       return socket;
     }
+    // The master closes now: its number may be reused by the next open.
+    pane.input.close();
     return destroy(...args);
   };
   pane.pty.onData(() => scheduleDeferredDestroy(pane));
@@ -512,6 +525,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       dirty.delete(req.id);
       throttledPanes.delete(pane);
       pane.disposed = true;
+      // Nothing is written into a closed pane, not even what was queued.
+      pane.input.close();
       if (!pane.exited) {
         try {
           pane.pty.kill("SIGHUP");

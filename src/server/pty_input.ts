@@ -37,15 +37,37 @@ function openLibc(): Libc | null {
   return libc;
 }
 
-/** The input side of one PTY master: writes are queued and each resolves once written whole. */
+/** How a write the closing of its terminal stopped fails (the pool maps it to `exited`). */
+export const INPUT_CLOSED = "exited";
+
+/**
+ * The input side of one PTY master: writes are queued and each resolves once written whole.
+ *
+ * Once the master is closed its descriptor number is free, and the next
+ * `open` anywhere in the host (another pane's PTY, an accepted client
+ * socket) may get it: {@link close} is called before the master is, and
+ * every write(2) checks it first, so a queued or retried write never lands
+ * in whatever took the number.
+ */
 export class PtyInput {
   #queue: Promise<void> = Promise.resolve();
+  #closed = false;
 
   /**
    * `fd` is the master's file descriptor; `fallback` writes through node-pty
    * where write(2) cannot be reached (no FFI).
    */
   constructor(private readonly _fd: number, private readonly _fallback: (data: string) => void) {}
+
+  /** No byte is written from now on; queued and retrying writes fail with {@link INPUT_CLOSED}. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Whether {@link close} was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
 
   /** Writes `data` after every earlier write; rejects if the program stops reading or goes away. */
   write(data: string): Promise<void> {
@@ -55,12 +77,15 @@ export class PtyInput {
   }
 
   async #writeAll(bytes: Uint8Array): Promise<void> {
+    if (this.#closed) throw new Error(INPUT_CLOSED);
     const c = openLibc();
     if (!c) return this._fallback(new TextDecoder().decode(bytes));
     let off = 0;
     let wait = 1;
     let progressAt = Date.now();
     while (off < bytes.length) {
+      // Checked before every write(2): the number may belong to another file by now.
+      if (this.#closed) throw new Error(INPUT_CLOSED);
       const n = Number(c.symbols.write(this._fd, bytes.subarray(off), BigInt(bytes.length - off)));
       if (n > 0) {
         off += n;

@@ -22,6 +22,9 @@ import {
 import type { PanePool } from "./pane_pool.ts";
 import type { WorkerEvent } from "./_worker_protocol.ts";
 import { foreground } from "./proc.ts";
+import { newPaneToken, PANE_TOKEN_ENV } from "../isolation/hook_token.ts";
+import { HOST_ID_ENV, newHostId } from "../isolation/reap.ts";
+import { paneBaseEnv, paneShell } from "./pane/env.ts";
 
 /** A pane. */
 export interface Surface {
@@ -44,6 +47,8 @@ export interface Surface {
   /** `surface_created` has been published; until then output and exit events wait. */
   announced: boolean;
   markExited: () => void;
+  /** The secret its `ai-hook` frames carry (../isolation/hook_token.ts). */
+  token: string;
 }
 
 /** A workspace. */
@@ -82,6 +87,8 @@ function invalid(message: string, reason?: string): RpcError {
 export class Registry {
   readonly workspaces: Workspace[] = [];
   readonly surfaces = new Map<number, Surface>();
+  /** Every pane carries it (PANEFLOW_HOST_ID): what ../isolation finds a pane's processes by. */
+  readonly hostId = newHostId();
   #active = 0;
   #nextSurface = 1;
   #nextWorkspace = 1;
@@ -165,14 +172,16 @@ export class Registry {
     const cwd = this.#checkCwd(opts.cwd ?? ws.cwd);
     if (opts.name !== undefined) this.#checkName(opts.name, null);
     const id = this.#nextSurface++;
-    const shell = this._config.terminal.shell ?? Deno.env.get("SHELL") ?? "/bin/sh";
+    const shell = paneShell(this._config);
     const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
+    const token = newPaneToken();
     const env: Record<string, string> = {
-      ...Deno.env.toObject(),
-      ...this._config.terminal.env,
+      ...paneBaseEnv(this._config),
       ...opts.env,
       PANEFLOW_SOCKET_PATH: this._socketPath,
       PANEFLOW_SURFACE_ID: String(id),
+      [PANE_TOKEN_ENV]: token,
+      [HOST_ID_ENV]: this.hostId,
       TERM: "xterm-256color",
     };
     let markExited = () => {};
@@ -195,6 +204,7 @@ export class Registry {
       exited,
       markExited,
       announced: false,
+      token,
     };
     const previous = ws.layout;
     ws.layout = split

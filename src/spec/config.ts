@@ -20,6 +20,8 @@ export const ConfigSchema = z.strictObject({
     rows: z.number().int().min(2).max(1000).default(50),
     scrollback_lines: z.number().int().min(0).max(1_000_000).default(10_000),
     shell: z.string().min(1).optional(),
+    /** How long a closed pane's processes have after SIGHUP before SIGKILL. */
+    kill_grace_ms: z.number().int().min(0).max(60_000).default(2000),
   }).prefault({}),
   agents: z.record(z.string(), z.strictObject({ command: z.string().min(1) })).default({}),
   hosts: z.record(

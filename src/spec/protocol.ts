@@ -74,6 +74,7 @@ export const AiFrame = z.strictObject({
   last_result: HookText.optional(),
   error_type: z.string().max(256).optional(),
   exit_code: z.number().int().optional(),
+  token: z.string().max(128).optional().describe("The pane's PANEFLOW_PANE_TOKEN"),
 });
 
 /** Fields a new pane can be given (split, workspace.create, workspace.up). */
@@ -164,6 +165,8 @@ export type Params<M extends Method> = z.infer<(typeof methods)[M]>;
 export const gatedMethods: Partial<Record<Method, "send" | "keystroke">> = {
   "surface.send_text": "send",
   "surface.send_keystroke": "keystroke",
+  // Ends every pane: gated as strictly as keystrokes (docs/security.md).
+  "system.shutdown": "keystroke",
 };
 
 /** Renders a zod error as one line naming the field: `"lines": expected number`. */

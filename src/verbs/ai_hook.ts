@@ -78,7 +78,8 @@ export default defineVerb({
     "Events: Claude Code's hook names (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,",
     "PermissionRequest, Notification, Stop, StopFailure, SessionEnd) or ours (session_start,",
     "prompt_submit, tool_use, notification, stop, exit, session_end). Needs PANEFLOW_SURFACE_ID",
-    "(set in every pane). Always exits 0, quickly, so a stopped host never breaks an agent.",
+    "and PANEFLOW_PANE_TOKEN (set in every pane; the host refuses a frame without the pane's",
+    "token). Always exits 0, quickly, so a stopped host never breaks an agent.",
   ].join("\n"),
   options: {
     tool: { type: "string", value: "<family>", description: "Agent family (default claude)" },
@@ -96,7 +97,8 @@ export default defineVerb({
       const event = args[0] ?? (typeof payload.hook_event_name === "string" ? payload.hook_event_name : "");
       const surfaceId = Number(Deno.env.get("PANEFLOW_SURFACE_ID"));
       if (!Number.isInteger(surfaceId) || surfaceId < 1) return 0;
-      const frame = hookFrame(event, payload, { surfaceId, tool: opts.tool });
+      const token = Deno.env.get("PANEFLOW_PANE_TOKEN");
+      const frame = hookFrame(event, payload, { surfaceId, tool: opts.tool, token });
       if (!frame) return 0;
       if (event === "Stop" && frame.params.last_result === undefined) {
         frame.params.last_result = await within(

@@ -6,10 +6,11 @@
 import type { HostContext } from "../context.ts";
 import type { HookFrame } from "../../agents/tracker.ts";
 import type { FamilyHandlers } from "./_types.ts";
+import { acceptHookFrame } from "../../isolation/hook_token.ts";
 
 function hook(ctx: HostContext, method: string, frame: HookFrame) {
   const s = ctx.registry.surface(frame.surface_id);
-  ctx.agents.hook(method, frame);
+  ctx.agents.hook(method, acceptHookFrame(s, method, frame));
   return ctx.agents.status(s);
 }
 

@@ -12,6 +12,7 @@ import type { Surface } from "../registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
 import { splitWithWorktree } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
+import { refusedHookFrames } from "../../isolation/hook_token.ts";
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,7 +108,7 @@ export const surface: FamilyHandlers<"surface"> = {
   "surface.explain": async ({ registry, agents }, p) => {
     const s = registry.surface(p.surface_id);
     await agents.detectUntracked([s], true);
-    return agents.explain(s);
+    return { ...await agents.explain(s), refused_hook_frames: refusedHookFrames(s) };
   },
   "surface.close": async ({ registry }, p) => {
     const s = registry.surface(p.surface_id);
