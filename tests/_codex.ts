@@ -29,7 +29,9 @@ export function ensureCodex(version = CODEX_VERSION): Promise<string> {
     `@openai/codex@${version}`,
     async (dir) => {
       const bin = nativeBinary(dir);
-      return (await versionOf([bin]))?.includes(version) ? bin : null;
+      // A throwaway CODEX_HOME: `codex --version` would create ~/.codex otherwise.
+      const env = { HOME: dir, CODEX_HOME: `${dir}/.codex-version-check`, PATH: "/usr/bin:/bin" };
+      return (await versionOf([bin], env))?.includes(version) ? bin : null;
     },
   );
   installing.catch(() => (installing = null));

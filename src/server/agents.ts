@@ -8,6 +8,8 @@
  */
 import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "../agents/classify.ts";
 import { CLAUDE_SCREEN } from "../agents/claude_screen.ts";
+import { CODEX_SCREEN } from "../agents/codex_screen.ts";
+import { GEMINI_SCREEN } from "../agents/gemini_screen.ts";
 import { detectFamily } from "../agents/detect.ts";
 import { type AiFrame, WAITING_NOTIFICATIONS } from "../agents/hook.ts";
 import type { BusEvent, EventBus } from "./bus.ts";
@@ -16,7 +18,11 @@ import { foreground, foregroundGroup, groupHeads, processGroupsAsync, type Proce
 import type { Registry, Surface } from "./registry.ts";
 
 /** Screen rules per agent family. */
-const SCREENS: Record<string, ScreenRules> = { claude: CLAUDE_SCREEN };
+const SCREENS: Record<string, ScreenRules> = {
+  claude: CLAUDE_SCREEN,
+  codex: CODEX_SCREEN,
+  gemini: GEMINI_SCREEN,
+};
 
 /** Exit codes of an agent that mean "stopped by a signal", not an error. */
 const SIGNAL_EXITS = new Set([129, 130, 137, 143]);
@@ -85,6 +91,10 @@ interface Agent {
    */
   interruptPending: boolean;
   interrupted: { turn: string | null } | null;
+  /** The session (Codex: thread) id the hooks report; Codex's title side-thread has another. */
+  sessionId: string | null;
+  /** The screen's last-turn line when the last prompt hook arrived. */
+  turnAtHook: string | null;
   why: string;
 }
 
@@ -240,6 +250,8 @@ export class AgentTracker {
       exitTimer: null,
       interruptPending: false,
       interrupted: null,
+      sessionId: null,
+      turnAtHook: null,
       why: "",
     };
     this.#agents.set(id, a);
@@ -263,6 +275,8 @@ export class AgentTracker {
     }
     const now = Date.now();
     for (const a of this.#agents.values()) {
+      // A screen verdict that waited out a hook's grace period applies now, without new output.
+      if (a.hooked && a.screen) this.#fuse(a);
       if (a.state === "thinking" && now - a.lastActivity >= this._stallMs) {
         this.#set(
           a,
@@ -284,6 +298,11 @@ export class AgentTracker {
       a = this.#create(id, frame.tool ?? "claude", frame.pid ?? foreground(s.pid)?.pid ?? null);
     }
     if (frame.tool) a.tool = frame.tool;
+    // Codex's notify fires for its title side-thread too, under another thread id.
+    if (
+      frame.event === "codex-notify" && a.sessionId && frame.session_id && frame.session_id !== a.sessionId
+    ) return;
+    if (frame.session_id && frame.event !== "codex-notify") a.sessionId = frame.session_id;
     a.hooked = true;
     a.lastActivity = now;
     a.lastHook = { method, event: frame.event ?? null, at: now, params: frame };
@@ -295,6 +314,7 @@ export class AgentTracker {
         break;
       case "ai.prompt_submit":
         a.inTurn = a.hadTurn = true;
+        a.turnAtHook = a.screen?.turn ?? null;
         a.message = null;
         a.activeTool = null;
         this.#hookState(a, "thinking", "prompt submitted");
@@ -406,7 +426,11 @@ export class AgentTracker {
           message = screen.message;
           reason = "permission dialog on screen";
           why = `screen rule "permission_dialog" overrides hook state ${hook}`;
-        } else if (screen.rule === "interrupted" && (hook === "thinking" || hook === "waiting_for_input")) {
+        } else if (
+          screen.rule === "interrupted" &&
+          (hook === "thinking" || hook === "waiting_for_input" ||
+            (hook === "finished" && a.tool !== "claude" && hookAge > 300 && screen.turn !== a.turnAtHook))
+        ) {
           state = "waiting_for_input";
           message = screen.message;
           reason = "interrupted";
@@ -430,7 +454,13 @@ export class AgentTracker {
           message = null;
           reason = "busy on screen";
           why = `screen rule "busy" overrides hook state ${hook} (e.g. a dialog was answered)`;
-        } else if (screen.rule === "api_error" && hook === "thinking" && hookAge > HOOK_GRACE_MS) {
+        } else if (
+          screen.rule === "api_error" &&
+          (hook === "thinking" &&
+              (hookAge > HOOK_GRACE_MS || (a.tool !== "claude" && screen.turn !== a.turnAtHook)) ||
+            // Gemini CLI's AfterAgent (and Codex's notify-only launches) say nothing of the error.
+            (hook === "finished" && a.tool !== "claude" && hookAge > 300))
+        ) {
           state = "errored";
           message = screen.message;
           reason = "API error on screen";

@@ -87,7 +87,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
   const { pool, agents, id, text } = opts;
   const started = Date.now();
   const first = await agents.screenNow(id);
-  if (first?.verdict?.rule === "permission_dialog") {
+  if (first?.verdict?.rule === "permission_dialog" || first?.verdict?.rule === "trust_dialog") {
     throw new RpcError(
       ErrorCode.InvalidParams,
       `Pane ${id} shows a permission dialog (${
