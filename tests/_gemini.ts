@@ -101,8 +101,8 @@ export function geminiCommand(js: string, args: string[] = []): string {
   return ["node", js, ...args].map(shQuote).join(" ");
 }
 
-/** Gemini CLI's idle screen: the input placeholder or prompt, the footer, no `esc to cancel`. */
+/** Gemini CLI's idle screen: the empty input's placeholder, no spinner, not initializing. */
 export function isGeminiIdle(screen: string): boolean {
-  return /^\s*>\s/m.test(screen) && /\? for shortcuts/.test(screen) && !/esc to cancel/.test(screen) &&
+  return /^ > {3}Type your message/m.test(screen) && !/esc to cancel/.test(screen) &&
     !/Initializing\.\.\./.test(screen);
 }

@@ -117,6 +117,14 @@ export const GEMINI_SCREEN: ScreenRules = {
       note: "a confirmation box asks the user to allow a tool call",
     },
     {
+      id: "hooks_after_turn",
+      state: "idle",
+      pattern: /Executing Hooks: (paneflow-(AfterAgent|SessionEnd)(, )?)+ \(esc to cancel/,
+      region: "status",
+      note: "the busy line only names paneflow's AfterAgent hook: the turn is over and Gemini CLI " +
+        "runs the hook that reports it",
+    },
+    {
       id: "busy",
       state: "thinking",
       pattern: /esc to cancel/,

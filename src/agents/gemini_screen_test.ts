@@ -65,3 +65,18 @@ Deno.test("the spinner is not activity", () => {
   assert.notDeepEqual(busy, later);
   assert.equal(geminiActivity(busy), geminiActivity(later));
 });
+
+Deno.test("a busy line naming only paneflow's AfterAgent hook is the end of the turn, other hooks are busy", () => {
+  const busy = Deno.readTextFileSync(new URL("busy.txt", FIXTURES));
+  const after = busy.replace(
+    /⠋ Thinking\.\.\. \(esc to cancel, 0s\)/,
+    "⠋ Executing Hooks: paneflow-AfterAgent (esc to cancel, 0s)",
+  );
+  assert.equal(classifyScreen(GEMINI_SCREEN, after)?.rule, "hooks_after_turn");
+  assert.equal(classifyScreen(GEMINI_SCREEN, after)?.state, "idle");
+  const before = busy.replace(
+    /⠋ Thinking\.\.\. \(esc to cancel, 0s\)/,
+    "⠋ Executing Hooks: paneflow-BeforeAgent (esc to cancel, 0s)",
+  );
+  assert.equal(classifyScreen(GEMINI_SCREEN, before)?.rule, "busy");
+});

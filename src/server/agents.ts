@@ -46,6 +46,15 @@ function agentProcess(ptyPid: number, groups: Map<number, ProcessInfo[]>) {
   return null;
 }
 
+const squashed = (t: string) => t.replace(/\s+/g, " ").trim();
+
+/** The screen's last turn is the one the last prompt hook started (its first line echoes the prompt). */
+function showsHookedTurn(a: Agent): boolean {
+  const turn = a.screen?.turn;
+  if (!turn || !a.lastPrompt) return false;
+  return squashed(turn).includes(squashed(a.lastPrompt).slice(0, 40));
+}
+
 /** A hook frame as the host received it (validated by the protocol's `AiFrame`). */
 export type HookFrame = Partial<AiFrame> & { surface_id: number };
 
@@ -93,8 +102,11 @@ interface Agent {
   interrupted: { turn: string | null } | null;
   /** The session (Codex: thread) id the hooks report; Codex's title side-thread has another. */
   sessionId: string | null;
-  /** The screen's last-turn line when the last prompt hook arrived. */
+  /** The screen's last-turn line when the last prompt hook arrived, and that prompt. */
   turnAtHook: string | null;
+  lastPrompt: string | null;
+  /** The screen's last-turn line at the previous verdict (no hooks: a new one means a turn ran). */
+  seenTurn: string | null | undefined;
   why: string;
 }
 
@@ -252,6 +264,8 @@ export class AgentTracker {
       interrupted: null,
       sessionId: null,
       turnAtHook: null,
+      lastPrompt: null,
+      seenTurn: undefined,
       why: "",
     };
     this.#agents.set(id, a);
@@ -315,6 +329,7 @@ export class AgentTracker {
       case "ai.prompt_submit":
         a.inTurn = a.hadTurn = true;
         a.turnAtHook = a.screen?.turn ?? null;
+        a.lastPrompt = frame.prompt ?? null;
         a.message = null;
         a.activeTool = null;
         this.#hookState(a, "thinking", "prompt submitted");
@@ -361,6 +376,9 @@ export class AgentTracker {
     a.hookMessage = a.message;
     a.why = `hook ${frame.event ?? method}`;
     this.#fuse(a, true);
+    // A hook can arrive after the screen it is about has settled (Codex draws an API error before
+    // its UserPromptSubmit hook lands): read the screen again rather than wait for more output.
+    if (a.tool !== "claude") this.#scheduleScreen(id);
     this._bus.publish({ type: method, ...this.status(s), previous_state: previous });
   }
 
@@ -387,6 +405,13 @@ export class AgentTracker {
       reason = "no_hook";
       if (screen) {
         if (screen.state === "thinking") a.hadTurn = true;
+        // A turn too quick for its busy screen to be seen still shows as a new last turn.
+        if (a.tool !== "claude") {
+          if (a.seenTurn !== undefined && screen.turn !== null && screen.turn !== a.seenTurn) {
+            a.hadTurn = true;
+          }
+          a.seenTurn = screen.turn;
+        }
         state = screen.state === "idle" && a.hadTurn ? "finished" : screen.state;
         message = screen.message;
         why = `no hook; screen rule "${screen.rule}": ${screen.note}`;
@@ -457,7 +482,7 @@ export class AgentTracker {
         } else if (
           screen.rule === "api_error" &&
           (hook === "thinking" &&
-              (hookAge > HOOK_GRACE_MS || (a.tool !== "claude" && screen.turn !== a.turnAtHook)) ||
+              (hookAge > HOOK_GRACE_MS || (a.tool !== "claude" && showsHookedTurn(a))) ||
             // Gemini CLI's AfterAgent (and Codex's notify-only launches) say nothing of the error.
             (hook === "finished" && a.tool !== "claude" && hookAge > 300))
         ) {
