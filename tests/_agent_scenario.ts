@@ -115,7 +115,7 @@ export async function runScenario(
       P,
       "idle",
       (s) => ["idle", "finished"].includes(s.state) && s.tool === kit.family,
-      20_000,
+      60_000,
     );
     const before = kit.turns();
     const r = await submit(host, P, "ECHO hello from paneflow");

@@ -101,8 +101,7 @@ export function geminiCommand(js: string, args: string[] = []): string {
   return ["node", js, ...args].map(shQuote).join(" ");
 }
 
-/** Gemini CLI's idle screen: the empty input's placeholder, no spinner, not initializing. */
+/** Gemini CLI's idle screen: the empty input's placeholder, no spinner. */
 export function isGeminiIdle(screen: string): boolean {
-  return /^ > {3}Type your message/m.test(screen) && !/esc to cancel/.test(screen) &&
-    !/Initializing\.\.\./.test(screen);
+  return /^ > {3}Type your message/m.test(screen) && !/esc to cancel/.test(screen);
 }

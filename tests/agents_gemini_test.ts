@@ -51,7 +51,7 @@ Deno.test("agents: Gemini CLI driven through paneflow, with hooks and from the s
         ]);
         if (hooked) {
           // SessionStart fires when the TUI starts.
-          await waitStatus(host, pane, "hooked", (s) => s.hooked && s.state === "idle", 40_000);
+          await waitStatus(host, pane, "hooked", (s) => s.hooked && s.state === "idle", 60_000);
         }
         const kit: AgentKit = {
           family: "gemini",
@@ -69,7 +69,7 @@ Deno.test("agents: Gemini CLI driven through paneflow, with hooks and from the s
           await t.step(
             "hooks: a reply streamed in several chunks keeps its text in last_result",
             async () => {
-              await waitStatus(host, pane, "idle", (s) => s.state === "idle", 40_000);
+              await waitStatus(host, pane, "idle", (s) => s.state === "idle", 60_000);
               await ok(host, ["send", pane, "CHUNKS 3 twochunks12", "--submit"]);
               const done = await transition(
                 host,

@@ -151,6 +151,12 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
         // No screen rules for this agent: only its hook can tell.
         continue;
       }
+      // A dialog replaced the input box (the turn asked for a tool at once): the prompt was taken.
+      if (
+        screen.verdict?.rule === "permission_dialog" && screen.composer === null && first?.composer !== null
+      ) {
+        return result("submitted", "a permission dialog opened after the Enter");
+      }
       holds = composerHolds(screen.composer, text);
       if (!holds && screen.composer !== null) {
         if (busy) {
