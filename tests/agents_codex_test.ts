@@ -80,6 +80,7 @@ Deno.test("agents: Codex CLI driven through paneflow, with hooks and from the sc
           dialogPrompt: (cmd) => `RUN! ${cmd}`,
           dialogShown: (s) => /Would you like to run the following command\?/.test(s),
           idle: isCodexIdle,
+          replied: (s, text) => s.includes(`• ${text}`),
           quit: ["ctrl-c"],
         };
         await runScenario(host, kit, t, { submits: hooked ? SUBMITS : 5, timings });

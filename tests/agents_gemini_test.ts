@@ -64,6 +64,7 @@ Deno.test("agents: Gemini CLI driven through paneflow, with hooks and from the s
           dialogPrompt: (cmd) => `RUN ${cmd}`,
           dialogShown: (s) => /Allow execution of/.test(s),
           idle: isGeminiIdle,
+          replied: (s, text) => s.includes(`✦ ${text}`),
           quit: ["ctrl-c", "ctrl-c"],
         };
         if (hooked) {
