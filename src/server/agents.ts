@@ -290,7 +290,7 @@ export class AgentTracker {
     const now = Date.now();
     for (const a of this.#agents.values()) {
       // A screen verdict that waited out a hook's grace period applies now, without new output.
-      if (a.hooked && a.screen) this.#fuse(a);
+      if (a.hooked && a.screen && a.tool !== "claude") this.#fuse(a);
       if (a.state === "thinking" && now - a.lastActivity >= this._stallMs) {
         this.#set(
           a,
