@@ -90,7 +90,9 @@ export async function startAgent(host: TestHost, opts: AgentOptions): Promise<Ag
   const mock = await startMockAnthropic();
   const setup = await prepareClaudeEnv({ ...opts, baseUrl: mock.url });
   try {
-    if (opts.hooked) await ok(host, ["hooks", "setup"], { CLAUDE_CONFIG_DIR: setup.configDir });
+    if (opts.hooked) {
+      await ok(host, ["hooks", "setup", "--agent", "claude"], { CLAUDE_CONFIG_DIR: setup.configDir });
+    }
     const t0 = Date.now();
     const created = await host.json<{ surface_id: number }>([
       "new",

@@ -143,9 +143,9 @@ export async function startSshd(): Promise<Sshd> {
     } catch { /* gone */ }
     await c.status;
   };
-  const dropConnections = async () => {
+  const dropConnections = () => {
     const daemon = (child as Deno.ChildProcess | null)?.pid;
-    if (!daemon) return;
+    if (!daemon) return Promise.resolve();
     for (const e of Deno.readDirSync("/proc")) {
       if (!/^\d+$/.test(e.name)) continue;
       try {
@@ -154,6 +154,7 @@ export async function startSshd(): Promise<Sshd> {
         if (ppid === daemon) Deno.kill(Number(e.name), "SIGKILL");
       } catch { /* gone */ }
     }
+    return Promise.resolve();
   };
   await start();
   return {

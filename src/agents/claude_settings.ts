@@ -23,12 +23,14 @@ export const HOOK_EVENTS = [
 ] as const;
 
 type Json = Record<string, unknown>;
-interface HookEntry {
+/** One hook handler. */
+export interface HookEntry {
   type?: string;
   command?: string;
   [k: string]: unknown;
 }
-interface HookGroup {
+/** One matcher group of an event's hooks. */
+export interface HookGroup {
   matcher?: string;
   hooks?: HookEntry[];
   [k: string]: unknown;
@@ -71,9 +73,12 @@ export function hooksShapeProblem(settings: Json): string | null {
   return null;
 }
 
-/** Which events have our hook installed, and with which command. */
-export function hookStatus(settings: Json): { event: string; command: string | null }[] {
-  return HOOK_EVENTS.map((event) => {
+/** Which events have our hook installed, and with which command (`events`: another agent's list). */
+export function hookStatus(
+  settings: Json,
+  events: readonly string[] = HOOK_EVENTS,
+): { event: string; command: string | null }[] {
+  return events.map((event) => {
     for (const g of groupsOf(settings, event)) {
       const ours = (g.hooks ?? []).find(isOurs);
       if (ours) return { event, command: ours.command! };
@@ -107,13 +112,22 @@ export function removeHooks(settings: Json): { settings: Json; changed: boolean 
   return { settings: next, changed };
 }
 
-/** Settings with our hook on every event; `command(event)` is the command without the marker. */
+/**
+ * Settings with our hook on every event; `command(event)` is the command
+ * without the marker. Another agent with the same hooks shape passes its
+ * `events` and the `group` it wants for one command (Gemini CLI: a matcher,
+ * a name and a timeout in ms).
+ */
 export function installHooks(
   settings: Json,
   command: (event: string) => string,
+  events: readonly string[] = HOOK_EVENTS,
+  group: (event: string, command: string) => HookGroup = (_e, c) => ({
+    hooks: [{ type: "command", command: c, timeout: 10 }],
+  }),
 ): { settings: Json; changed: boolean } {
-  const current = hookStatus(settings);
-  const wanted = HOOK_EVENTS.map((e) => `${command(e)} ${MARKER}`);
+  const current = hookStatus(settings, events);
+  const wanted = events.map((e) => `${command(e)} ${MARKER}`);
   if (current.every((c, i) => c.command === wanted[i])) {
     return { settings: structuredClone(settings), changed: false };
   }
@@ -122,9 +136,9 @@ export function installHooks(
     throw new Error(`"hooks" is not an object`);
   }
   const hooks = (next.hooks ?? {}) as Json;
-  HOOK_EVENTS.forEach((event, i) => {
+  events.forEach((event, i) => {
     const groups = Array.isArray(hooks[event]) ? hooks[event] as HookGroup[] : [];
-    groups.push({ hooks: [{ type: "command", command: wanted[i], timeout: 10 }] });
+    groups.push(group(event, wanted[i]));
     hooks[event] = groups;
   });
   next.hooks = hooks;

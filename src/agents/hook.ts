@@ -37,7 +37,18 @@ const EVENTS: Record<string, AiMethod> = {
   session_end: "ai.session_end",
   // Codex's `notify` program gets one JSON argument per event.
   "codex-notify": "ai.stop",
+  // Gemini CLI's settings hooks.
+  BeforeAgent: "ai.prompt_submit",
+  AfterAgent: "ai.stop",
+  BeforeTool: "ai.tool_use",
+  AfterTool: "ai.tool_use",
 };
+
+/** The prompt of Codex's title side-thread, whose `notify` is not the user's turn. */
+const CODEX_TITLE_PROMPT = /^Generate a concise, single-line task title/;
+
+/** Gemini CLI's AfterAgent `prompt_response` when the turn produced no text (e.g. an API error). */
+export const GEMINI_NO_RESPONSE = "[no response text]";
 
 /** Notification types that mean the agent waits for the user. */
 export const WAITING_NOTIFICATIONS = new Set(["permission_prompt", "elicitation_dialog"]);
@@ -94,7 +105,14 @@ export function hookFrame(
   const method = methodFor(event);
   if (!method) return null;
   const p = (payload && typeof payload === "object" ? payload : {}) as Record<string, unknown>;
-  if (event === "codex-notify" && p.type !== "agent-turn-complete") return null;
+  if (event === "codex-notify") {
+    if (p.type !== "agent-turn-complete") return null;
+    const inputs = Array.isArray(p["input-messages"]) ? p["input-messages"] : [];
+    // Codex's TUI names each thread in a side turn that fires notify too, with its own thread id.
+    if (inputs.length && inputs.every((m) => typeof m === "string" && CODEX_TITLE_PROMPT.test(m))) {
+      return null;
+    }
+  }
   const params: AiFrame = {
     surface_id: ctx.surfaceId,
     tool: ctx.tool ?? "claude",
@@ -102,17 +120,20 @@ export function hookFrame(
   };
   if (ctx.pid) params.pid = ctx.pid;
   if (ctx.token) params.token = ctx.token;
-  const session = str(p.session_id);
+  const session = str(p.session_id) ?? str(p["thread-id"]);
   if (session) params.session_id = session;
   switch (event) {
     case "UserPromptSubmit":
+    case "BeforeAgent":
       params.prompt = str(p.prompt);
       break;
     case "PreToolUse":
     case "PostToolUse":
     case "PostToolUseFailure":
+    case "BeforeTool":
+    case "AfterTool":
       params.tool_name = str(p.tool_name);
-      params.phase = event === "PreToolUse" ? "pre" : "post";
+      params.phase = event === "PreToolUse" || event === "BeforeTool" ? "pre" : "post";
       break;
     case "PermissionRequest":
       params.notification_type = "permission_prompt";
@@ -120,8 +141,20 @@ export function hookFrame(
       params.message = describeToolCall(p.tool_name, p.tool_input) ?? str(p.message);
       break;
     case "Notification":
+      if (p.notification_type === "ToolPermission") {
+        // Gemini CLI: a tool confirmation dialog opened.
+        const d = (p.details && typeof p.details === "object" ? p.details : {}) as Record<string, unknown>;
+        params.notification_type = "permission_prompt";
+        const subject = str(d.command) ?? str(d.fileName) ?? str(d.url) ?? str(d.prompt);
+        params.message = subject ? `${str(d.title) ?? "Confirm"}: ${subject.split("\n")[0]}` : str(p.message);
+        break;
+      }
       params.notification_type = str(p.notification_type) ?? "notification";
       params.message = str(p.message);
+      break;
+    case "AfterAgent":
+      // Gemini CLI: garbled when the reply streamed in several chunks (ai-hook prefers the transcript).
+      if (p.prompt_response !== GEMINI_NO_RESPONSE) params.last_result = str(p.prompt_response);
       break;
     case "Stop":
       params.last_result = str(p.last_assistant_message);
@@ -153,6 +186,11 @@ export function lastAssistantText(jsonl: string): string | undefined {
     } catch {
       continue;
     }
+    // Gemini CLI's chat log: `{"type":"gemini","content":"<reply text>"}`; a user entry ends the search.
+    if (entry.type === "gemini" && typeof entry.content === "string" && entry.content) {
+      return str(entry.content);
+    }
+    if (entry.type === "user" && typeof entry.id === "string" && !("message" in entry)) return undefined;
     const msg = entry.message as { role?: string; content?: unknown } | undefined;
     if (entry.type !== "assistant" || !msg) continue;
     const content = msg.content;

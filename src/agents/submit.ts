@@ -87,7 +87,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
   const { pool, agents, id, text } = opts;
   const started = Date.now();
   const first = await agents.screenNow(id);
-  if (first?.verdict?.rule === "permission_dialog") {
+  if (first?.verdict?.rule === "permission_dialog" || first?.verdict?.rule === "trust_dialog") {
     throw new RpcError(
       ErrorCode.InvalidParams,
       `Pane ${id} shows a permission dialog (${
@@ -150,6 +150,12 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
         }
         // No screen rules for this agent: only its hook can tell.
         continue;
+      }
+      // A dialog replaced the input box (the turn asked for a tool at once): the prompt was taken.
+      if (
+        screen.verdict?.rule === "permission_dialog" && screen.composer === null && first?.composer !== null
+      ) {
+        return result("submitted", "a permission dialog opened after the Enter");
       }
       holds = composerHolds(screen.composer, text);
       if (!holds && screen.composer !== null) {

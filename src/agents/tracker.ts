@@ -8,6 +8,8 @@
  */
 import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "./classify.ts";
 import { CLAUDE_SCREEN } from "./claude_screen.ts";
+import { CODEX_SCREEN } from "./codex_screen.ts";
+import { GEMINI_SCREEN } from "./gemini_screen.ts";
 import { detectFamily } from "./detect.ts";
 import { type AiFrame, WAITING_NOTIFICATIONS } from "./hook.ts";
 import type { BusEvent, EventBus } from "../server/bus.ts";
@@ -22,7 +24,11 @@ import {
 import type { Registry, Surface } from "../server/registry.ts";
 
 /** Screen rules per agent family. */
-const SCREENS: Record<string, ScreenRules> = { claude: CLAUDE_SCREEN };
+const SCREENS: Record<string, ScreenRules> = {
+  claude: CLAUDE_SCREEN,
+  codex: CODEX_SCREEN,
+  gemini: GEMINI_SCREEN,
+};
 
 /** Exit codes of an agent that mean "stopped by a signal", not an error. */
 const SIGNAL_EXITS = new Set([129, 130, 137, 143]);
@@ -44,6 +50,15 @@ function agentProcess(ptyPid: number, groups: Map<number, ProcessInfo[]>) {
     if (family) return { family, pid: p.pid, argv: p.argv };
   }
   return null;
+}
+
+const squashed = (t: string) => t.replace(/\s+/g, " ").trim();
+
+/** The screen's last turn is the one the last prompt hook started (its first line echoes the prompt). */
+function showsHookedTurn(a: Agent): boolean {
+  const turn = a.screen?.turn;
+  if (!turn || !a.lastPrompt) return false;
+  return squashed(turn).includes(squashed(a.lastPrompt).slice(0, 40));
 }
 
 /** A hook frame as the host received it (validated by the protocol's `AiFrame`). */
@@ -91,6 +106,13 @@ interface Agent {
    */
   interruptPending: boolean;
   interrupted: { turn: string | null } | null;
+  /** The session (Codex: thread) id the hooks report; Codex's title side-thread has another. */
+  sessionId: string | null;
+  /** The screen's last-turn line when the last prompt hook arrived, and that prompt. */
+  turnAtHook: string | null;
+  lastPrompt: string | null;
+  /** The screen's last-turn line at the previous verdict (no hooks: a new one means a turn ran). */
+  seenTurn: string | null | undefined;
   why: string;
 }
 
@@ -246,6 +268,10 @@ export class AgentTracker {
       exitTimer: null,
       interruptPending: false,
       interrupted: null,
+      sessionId: null,
+      turnAtHook: null,
+      lastPrompt: null,
+      seenTurn: undefined,
       why: "",
     };
     this.#agents.set(id, a);
@@ -269,6 +295,8 @@ export class AgentTracker {
     }
     const now = Date.now();
     for (const a of this.#agents.values()) {
+      // A screen verdict that waited out a hook's grace period applies now, without new output.
+      if (a.hooked && a.screen && a.tool !== "claude") this.#fuse(a);
       if (a.state === "thinking" && now - a.lastActivity >= this._stallMs) {
         this.#set(
           a,
@@ -290,6 +318,11 @@ export class AgentTracker {
       a = this.#create(id, frame.tool ?? "claude", frame.pid ?? foreground(s.pid)?.pid ?? null);
     }
     if (frame.tool) a.tool = frame.tool;
+    // Codex's notify fires for its title side-thread too, under another thread id.
+    if (
+      frame.event === "codex-notify" && a.sessionId && frame.session_id && frame.session_id !== a.sessionId
+    ) return;
+    if (frame.session_id && frame.event !== "codex-notify") a.sessionId = frame.session_id;
     a.hooked = true;
     a.lastActivity = now;
     a.lastHook = { method, event: frame.event ?? null, at: now, params: frame };
@@ -301,6 +334,8 @@ export class AgentTracker {
         break;
       case "ai.prompt_submit":
         a.inTurn = a.hadTurn = true;
+        a.turnAtHook = a.screen?.turn ?? null;
+        a.lastPrompt = frame.prompt ?? null;
         a.message = null;
         a.activeTool = null;
         this.#hookState(a, "thinking", "prompt submitted");
@@ -347,6 +382,9 @@ export class AgentTracker {
     a.hookMessage = a.message;
     a.why = `hook ${frame.event ?? method}`;
     this.#fuse(a, true);
+    // A hook can arrive after the screen it is about has settled (Codex draws an API error before
+    // its UserPromptSubmit hook lands): read the screen again rather than wait for more output.
+    if (a.tool !== "claude") this.#scheduleScreen(id);
     this._bus.publish({ type: method, ...this.status(s), previous_state: previous });
   }
 
@@ -373,6 +411,13 @@ export class AgentTracker {
       reason = "no_hook";
       if (screen) {
         if (screen.state === "thinking") a.hadTurn = true;
+        // A turn too quick for its busy screen to be seen still shows as a new last turn.
+        if (a.tool !== "claude") {
+          if (a.seenTurn !== undefined && screen.turn !== null && screen.turn !== a.seenTurn) {
+            a.hadTurn = true;
+          }
+          a.seenTurn = screen.turn;
+        }
         state = screen.state === "idle" && a.hadTurn ? "finished" : screen.state;
         message = screen.message;
         why = `no hook; screen rule "${screen.rule}": ${screen.note}`;
@@ -412,7 +457,11 @@ export class AgentTracker {
           message = screen.message;
           reason = "permission dialog on screen";
           why = `screen rule "permission_dialog" overrides hook state ${hook}`;
-        } else if (screen.rule === "interrupted" && (hook === "thinking" || hook === "waiting_for_input")) {
+        } else if (
+          screen.rule === "interrupted" &&
+          (hook === "thinking" || hook === "waiting_for_input" ||
+            (hook === "finished" && a.tool !== "claude" && hookAge > 300 && screen.turn !== a.turnAtHook))
+        ) {
           state = "waiting_for_input";
           message = screen.message;
           reason = "interrupted";
@@ -436,7 +485,13 @@ export class AgentTracker {
           message = null;
           reason = "busy on screen";
           why = `screen rule "busy" overrides hook state ${hook} (e.g. a dialog was answered)`;
-        } else if (screen.rule === "api_error" && hook === "thinking" && hookAge > HOOK_GRACE_MS) {
+        } else if (
+          screen.rule === "api_error" &&
+          (hook === "thinking" &&
+              (hookAge > HOOK_GRACE_MS || (a.tool !== "claude" && showsHookedTurn(a))) ||
+            // Gemini CLI's AfterAgent (and Codex's notify-only launches) say nothing of the error.
+            (hook === "finished" && a.tool !== "claude" && hookAge > 300))
+        ) {
           state = "errored";
           message = screen.message;
           reason = "API error on screen";

@@ -76,7 +76,8 @@ export default defineVerb({
   usage: "paneflow ai-hook <event> [--tool <family>]",
   details: [
     "Events: Claude Code's hook names (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,",
-    "PermissionRequest, Notification, Stop, StopFailure, SessionEnd) or ours (session_start,",
+    "PermissionRequest, Notification, Stop, StopFailure, SessionEnd), Gemini CLI's (BeforeAgent,",
+    "AfterAgent, BeforeTool, AfterTool), Codex's notify (codex-notify <json>) or ours (session_start,",
     "prompt_submit, tool_use, notification, stop, exit, session_end). Needs PANEFLOW_SURFACE_ID",
     "and PANEFLOW_PANE_TOKEN (set in every pane; the host refuses a frame without the pane's",
     "token). Always exits 0, quickly, so a stopped host never breaks an agent.",
@@ -100,6 +101,21 @@ export default defineVerb({
       const token = Deno.env.get("PANEFLOW_PANE_TOKEN");
       const frame = hookFrame(event, payload, { surfaceId, tool: opts.tool, token });
       if (!frame) return 0;
+      if (event === "AfterAgent" && frame.params.last_result !== undefined) {
+        // Gemini CLI garbles prompt_response when the reply streamed in several chunks
+        // ("abcdefgh efgh" for "abcdefgh"); the chat log has the text, a prefix of it.
+        const garbled = frame.params.last_result;
+        const deadline = Date.now() + STDIN_MS;
+        while (true) {
+          const logged = await within(STDIN_MS, lastResultFromTranscript(payload.transcript_path), undefined);
+          if (logged && garbled.startsWith(logged)) {
+            frame.params.last_result = logged;
+            break;
+          }
+          if (Date.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
       if (event === "Stop" && frame.params.last_result === undefined) {
         frame.params.last_result = await within(
           STDIN_MS,

@@ -1,4 +1,12 @@
 import {
+  HOOK_AGENTS,
+  type HookAgent,
+  type HookSpec,
+  hookSpecs,
+  withCodexNotify,
+  withoutCodexNotify,
+} from "../agents/agent_hooks.ts";
+import {
   HOOK_EVENTS,
   hooksShapeProblem,
   hookStatus,
@@ -17,21 +25,151 @@ export function claudeSettingsPath(): string {
   return `${dir}/settings.json`;
 }
 
-/** The command Claude Code runs for `event`. */
-export function hookCommand(event: string): string {
-  return selfCommand(["ai-hook", event]).map(shQuote).join(" ");
+/** The command an agent runs for `event` (Claude Code's without `--tool`, as before). */
+export function hookCommand(event: string, agent: HookAgent = "claude"): string {
+  const tool = agent === "claude" ? [] : ["--tool", agent];
+  return selfCommand(["ai-hook", ...tool, event]).map(shQuote).join(" ");
+}
+
+async function readText(path: string): Promise<{ text: string; exists: boolean }> {
+  try {
+    return { text: await Deno.readTextFile(path), exists: true };
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false };
+    throw new CliFailure(`Cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** The agents to act on: `--agent`, else every agent whose config dir exists (Claude Code when none does). */
+function chosen(agentOpt: string | undefined, specs: Record<HookAgent, HookSpec>): HookSpec[] {
+  if (agentOpt !== undefined) {
+    const names = agentOpt.split(",").map((s) => s.trim()).filter(Boolean);
+    for (const n of names) {
+      if (!(HOOK_AGENTS as readonly string[]).includes(n)) {
+        throw new UsageError(`Unknown agent "${n}" for --agent; use ${HOOK_AGENTS.join(", ")}`);
+      }
+    }
+    return names.map((n) => specs[n as HookAgent]);
+  }
+  const present = HOOK_AGENTS.map((a) => specs[a]).filter((s) => {
+    try {
+      return Deno.statSync(s.dir).isDirectory;
+    } catch {
+      return false;
+    }
+  });
+  return present.length ? present : [specs.claude];
+}
+
+interface AgentResult {
+  agent: HookAgent;
+  file: string;
+  exists?: boolean;
+  changed?: boolean;
+  events?: { event: string; command: string | null }[];
+  installed?: boolean;
+  notify?: { file: string; installed: boolean; users_own: boolean; changed?: boolean };
+  note?: string;
+  settings?: unknown;
+}
+
+async function runOne(
+  spec: HookSpec,
+  action: string,
+  dryRun: boolean,
+): Promise<{ result: AgentResult; lines: string[] }> {
+  const path = spec.file;
+  const { data, exists } = await readJsonObject(path);
+  const problem = hooksShapeProblem(data);
+  if (problem) {
+    throw new CliFailure(
+      `Refusing to ${action === "status" ? "read" : "edit"} ${path}: ${problem}; fix it first`,
+    );
+  }
+  const lines: string[] = [];
+  const result: AgentResult = { agent: spec.agent, file: path };
+  const notifyArgv = selfCommand(["ai-hook", "--tool", "codex", "codex-notify"]);
+  const toml = spec.notifyFile ? await readText(spec.notifyFile) : null;
+  if (action === "status") {
+    const status = hookStatus(data, spec.events);
+    const installed = status.filter((s) => s.command).length;
+    Object.assign(result, { exists, events: status, installed: installed === status.length });
+    lines.push(`${path}: ${installed}/${status.length} paneflow hooks installed`);
+    for (const s of status) lines.push(`  ${s.command ? "✓" : "✗"} ${s.event}`);
+    if (spec.notifyFile && toml) {
+      const probe = withCodexNotify(toml.text, notifyArgv);
+      const ours = !probe.kept && !probe.changed;
+      result.notify = { file: spec.notifyFile, installed: ours, users_own: probe.kept };
+      lines.push(
+        `${spec.notifyFile}: notify ${
+          ours ? "is paneflow's" : probe.kept ? "is your own (left alone)" : "not set"
+        }`,
+      );
+    }
+    return { result, lines };
+  }
+  const { settings, changed } = action === "setup"
+    ? installHooks(data, (e) => hookCommand(e, spec.agent), spec.events, spec.group)
+    : removeHooks(data);
+  const text = JSON.stringify(settings, null, 2) + "\n";
+  result.changed = changed;
+  let notify: { text: string; changed: boolean; kept?: boolean } | null = null;
+  if (spec.notifyFile && toml) {
+    notify = action === "setup" ? withCodexNotify(toml.text, notifyArgv) : withoutCodexNotify(toml.text);
+    if (notify.changed) {
+      // Never write a config.toml Codex could not read.
+      const { parse } = await import("smol-toml");
+      try {
+        parse(notify.text);
+      } catch (e) {
+        throw new CliFailure(`Refusing to edit ${spec.notifyFile}: ${(e as Error).message.split("\n")[0]}`);
+      }
+    }
+    result.notify = {
+      file: spec.notifyFile,
+      installed: action === "setup" && !notify.kept,
+      users_own: notify.kept ?? false,
+      changed: notify.changed,
+    };
+  }
+  if (dryRun) {
+    result.settings = settings;
+    lines.push(changed ? `Would write ${path}:\n${text}` : `${path}: no change`);
+    if (notify?.changed) lines.push(`Would write ${spec.notifyFile}:\n${notify.text}`);
+    return { result, lines };
+  }
+  if (changed) await writeAtomic(path, text, { backup: exists });
+  if (notify?.changed) await writeAtomic(spec.notifyFile!, notify.text, { backup: toml!.exists });
+  const what = action === "setup" ? "installed" : "removed";
+  lines.push(changed ? `paneflow hooks ${what} in ${path}` : `${path}: already up to date`);
+  if (notify?.changed) lines.push(`paneflow notify ${what} in ${spec.notifyFile}`);
+  if (notify?.kept) lines.push(`${spec.notifyFile}: your own notify program is kept (Codex runs only one)`);
+  if (action === "setup" && spec.note) {
+    result.note = spec.note;
+    lines.push(spec.note);
+  }
+  return { result, lines };
 }
 
 export default defineVerb({
   name: "hooks",
-  summary: "Manage paneflow's lifecycle hooks in Claude Code's settings.json",
-  usage: "paneflow hooks <setup|status|uninstall> [--dry-run] [--json]",
+  summary: "Manage paneflow's lifecycle hooks in Claude Code, Codex and Gemini CLI",
+  usage: "paneflow hooks <setup|status|uninstall> [--agent claude|codex|gemini] [--dry-run] [--json]",
   details: [
-    "setup adds a hook (tagged `# paneflow-managed`) for each of " + HOOK_EVENTS.join(", "),
-    "to $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json, leaving your own hooks alone;",
-    "the previous file is kept as settings.json.bak and the write is atomic. uninstall removes only ours.",
+    "setup adds a hook (tagged `# paneflow-managed`) for each event paneflow tracks, leaving your own hooks",
+    "alone; the previous file is kept as .bak and the write is atomic. uninstall removes only ours.",
+    "Claude Code: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json (" + HOOK_EVENTS.join(", ") +
+    ").",
+    "Codex: $CODEX_HOME/hooks.json (or ~/.codex) and its notify program in config.toml; Codex asks you once",
+    "to trust new hooks. Gemini CLI: ~/.gemini/settings.json ($GEMINI_CLI_HOME honoured).",
+    "Without --agent: every agent whose config dir exists (Claude Code when none does).",
   ].join("\n"),
   options: {
+    agent: {
+      type: "string",
+      value: "<agent>",
+      description: "claude, codex or gemini (comma-separated for several)",
+    },
     "dry-run": { type: "boolean", description: "Show the change without writing" },
     json: { type: "boolean", description: "Print the result as JSON" },
   },
@@ -41,38 +179,20 @@ export default defineVerb({
     if (!["setup", "status", "uninstall"].includes(action)) {
       throw new UsageError(`Unknown hooks action "${action}"; use setup, status or uninstall`);
     }
-    const path = claudeSettingsPath();
-    const { data, exists } = await readJsonObject(path);
-    const problem = hooksShapeProblem(data);
-    if (problem) {
-      throw new CliFailure(
-        `Refusing to ${action === "status" ? "read" : "edit"} ${path}: ${problem}; fix it first`,
-      );
+    const specs = chosen(opts.agent as string | undefined, hookSpecs(Deno.env.toObject()));
+    const results: AgentResult[] = [];
+    for (const spec of specs) {
+      const { result, lines } = await runOne(spec, action, !!opts["dry-run"]);
+      results.push(result);
+      if (!opts.json) { for (const l of lines) console.log(l); }
     }
-    if (action === "status") {
-      const status = hookStatus(data);
-      const installed = status.filter((s) => s.command).length;
-      if (opts.json) {
-        printJson({ file: path, exists, events: status, installed: installed === status.length });
-      } else {
-        console.log(`${path}: ${installed}/${status.length} paneflow hooks installed`);
-        for (const s of status) console.log(`  ${s.command ? "✓" : "✗"} ${s.event}`);
-      }
-      return 0;
-    }
-    const { settings, changed } = action === "setup" ? installHooks(data, hookCommand) : removeHooks(data);
-    const text = JSON.stringify(settings, null, 2) + "\n";
-    if (opts["dry-run"]) {
-      if (opts.json) printJson({ file: path, changed, settings });
-      else if (!changed) console.log(`${path}: no change`);
-      else console.log(`Would write ${path}:\n${text}`);
-      return 0;
-    }
-    if (changed) await writeAtomic(path, text, { backup: exists });
-    if (opts.json) printJson({ file: path, changed });
-    else {
-      const what = action === "setup" ? "installed" : "removed";
-      console.log(changed ? `paneflow hooks ${what} in ${path}` : `${path}: already up to date`);
+    if (opts.json) {
+      // One agent: the object as before; several: a list.
+      const strip = (r: AgentResult) => {
+        const { agent: _a, ...rest } = r;
+        return specs.length === 1 ? rest : r;
+      };
+      printJson(specs.length === 1 ? strip(results[0]) : results);
     }
     return 0;
   },

@@ -1,0 +1,88 @@
+/**
+ * Launchers for Codex and Gemini CLI: a workspace spec with `agent = "codex"`
+ * and `agent = "gemini"` panes (the launcher commands come from the config's
+ * `agents.<name>.command`, the real CLIs from tests/_codex.ts and
+ * tests/_gemini.ts) starts both, `send --submit` runs a turn in each, Codex reports its turn through the per-launch `notify`
+ * hook, and closing the panes leaves no process of either agent.
+ */
+import assert from "node:assert/strict";
+import { ok, waitStatus } from "./_agents.ts";
+import { processesUnder } from "./_agent_scenario.ts";
+import { codexCommand, ensureCodex, prepareCodexEnv } from "./_codex.ts";
+import { ensureGemini, geminiCommand, prepareGeminiEnv } from "./_gemini.ts";
+import { waitUntil, withHost } from "./_harness.ts";
+import { startMockGemini } from "./_mock_gemini.ts";
+import { startMockOpenAi } from "./_mock_openai.ts";
+
+const toml = (env: Record<string, string>) =>
+  `{ ${Object.entries(env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")} }`;
+
+Deno.test('agents: up with agent = "codex" and agent = "gemini" panes', async () => {
+  const [bin, js] = await Promise.all([ensureCodex(), ensureGemini()]);
+  const openai = await startMockOpenAi();
+  const gemini = await startMockGemini();
+  const cx = await prepareCodexEnv({ baseUrl: openai.baseUrl });
+  const gm = await prepareGeminiEnv({ url: gemini.url });
+  const config = JSON.stringify({
+    agents: { codex: { command: codexCommand(bin) }, gemini: { command: geminiCommand(js) } },
+  });
+  try {
+    await withHost({ config }, async (host) => {
+      const spec = `${host.dir}/agents.toml`;
+      await Deno.writeTextFile(
+        spec,
+        `name = "agents"
+
+[[panes]]
+name = "cx"
+agent = "codex"
+cwd = ${JSON.stringify(cx.projectDir)}
+env = ${toml(cx.env)}
+
+[[panes]]
+name = "gm"
+agent = "gemini"
+cwd = ${JSON.stringify(gm.projectDir)}
+env = ${toml(gm.env)}
+`,
+      );
+      const r = await host.cli(["up", spec, "--json"]);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      for (const [pane, text] of [["cx", "ECHO codex via up"], ["gm", "ECHO gemini via up"]]) {
+        await waitStatus(host, pane, "idle", (s) => s.state === "idle", 40_000);
+        const sent = JSON.parse(await ok(host, ["send", pane, text, "--submit", "--json"]));
+        assert.equal(sent.status, "submitted", sent.evidence);
+      }
+      // Codex: the per-launch notify reports the finished turn with its text.
+      const c = await waitStatus(
+        host,
+        "cx",
+        "codex finished",
+        (s) => s.state === "finished" && s.hooked,
+        40_000,
+      );
+      assert.equal(c.tool, "codex");
+      assert.equal(c.last_result, "codex via up");
+      // Gemini: no per-launch hooks; the screen says finished.
+      const g = await waitStatus(host, "gm", "gemini finished", (s) => s.state === "finished", 40_000);
+      assert.equal(g.tool, "gemini");
+      assert.equal(openai.turns().length, 1);
+      assert.equal(gemini.turns().length, 1);
+      assert.ok(processesUnder(cx.root).length > 0 && processesUnder(gm.root).length > 0);
+      await ok(host, ["close", "cx"]);
+      await ok(host, ["close", "gm"]);
+      await waitUntil(
+        "no Codex or Gemini process left",
+        () => processesUnder(cx.root).length + processesUnder(gm.root).length === 0,
+        { timeoutMs: 5000 },
+      ).catch(() => {
+        throw new Error(`left: ${JSON.stringify([...processesUnder(cx.root), ...processesUnder(gm.root)])}`);
+      });
+    });
+  } finally {
+    await openai.close();
+    await gemini.close();
+    await cx.cleanup();
+    await gm.cleanup();
+  }
+});
