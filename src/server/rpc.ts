@@ -16,6 +16,10 @@ import type { PanePool } from "./pane_pool.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "./submit.ts";
 import type { Registry, Surface } from "./registry.ts";
 import { splitWithWorktree, workspaceUp } from "./up.ts";
+import type { Sessions } from "../session/mod.ts";
+import { isPtywrightMethod } from "../spec/ptywright.ts";
+import type { Conn } from "./conn.ts";
+import { callPtywright } from "./methods/ptywright.ts";
 
 /** A JSON-RPC response object. */
 export type Response =
@@ -35,6 +39,8 @@ export interface HostContext {
   shutdown: () => void;
   /** The host's log (stderr or the --log file). */
   log?: (line: string) => void;
+  /** ptywright sessions (src/session/); absent in hosts built without them. */
+  sessions?: Sessions;
 }
 
 type Handler<M extends Method> = (ctx: HostContext, params: Params<M>) => Promise<unknown> | unknown;
@@ -334,9 +340,9 @@ export function parseEnvelope(value: unknown): Request | Response {
 }
 
 /** Runs one request and builds its response; never throws. */
-export async function dispatch(ctx: HostContext, req: Request): Promise<Response> {
+export async function dispatch(ctx: HostContext, req: Request, conn?: Conn): Promise<Response> {
   try {
-    const result = await call(ctx, req.method, req.params);
+    const result = await call(ctx, req.method, req.params, conn);
     return { jsonrpc: "2.0", id: req.id, result };
   } catch (err) {
     return { jsonrpc: "2.0", id: req.id, error: toWireError(err) };
@@ -344,7 +350,9 @@ export async function dispatch(ctx: HostContext, req: Request): Promise<Response
 }
 
 /** Runs a method by name with unvalidated params. */
-export async function call(ctx: HostContext, method: string, params: unknown): Promise<unknown> {
+export async function call(ctx: HostContext, method: string, params: unknown, conn?: Conn): Promise<unknown> {
+  // ptywright's family (seed 003) has its own table and error texts.
+  if (isPtywrightMethod(method)) return await callPtywright(ctx, method, params, conn);
   if (!Object.hasOwn(methods, method)) {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: "${method}"`);
   }

@@ -11,6 +11,8 @@ import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
 import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
 import type { EventBus } from "./bus.ts";
 import { dispatch, type HostContext, parseEnvelope, type Response } from "./rpc.ts";
+import { Conn } from "./conn.ts";
+import { redact } from "../session/redact.ts";
 
 /** A byte stream with a writer, such as a `Deno.Conn` or stdio. */
 export interface Duplex {
@@ -72,6 +74,14 @@ async function writeWithin(framing: Framing, value: unknown, ms: number): Promis
 /** Writes one JSON value as a line. */
 export function writeJson(conn: Duplex, value: unknown): Promise<void> {
   return writeAll(conn, encoder.encode(JSON.stringify(value) + "\n"));
+}
+
+/** An error response with its message redacted (ptywright: every error message). */
+function redactError(value: unknown): unknown {
+  const err = (value as { error?: { message?: unknown } } | null)?.error;
+  if (!err || typeof err.message !== "string") return value;
+  const message = redact(err.message);
+  return message === err.message ? value : { ...(value as object), error: { ...err, message } };
 }
 
 function errorResponse(code: number, message: string, id: unknown = null): Response {
@@ -190,11 +200,14 @@ export async function serveConnection(
   opts: ConnectionOptions,
 ): Promise<void> {
   const framing = (opts.framing === "lsp" ? lsp : ndjson)(conn);
-  const reply = (value: unknown) => writeWithin(framing, value, opts.idleTimeoutMs);
+  // Responses and notifications share one ordered writer; every error
+  // message is redacted with the default policy before it goes out.
+  const peer = new Conn((value) => writeWithin(framing, redactError(value), opts.idleTimeoutMs));
+  const reply = (value: unknown) => peer.send(value);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = opts.idleTimeoutMs
+      const idle = opts.idleTimeoutMs && !peer.keepAlive
         ? new Promise<"idle">((resolve) => {
           timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
         })
@@ -231,12 +244,21 @@ export async function serveConnection(
         await streamEvents(framing, req.id, req.params, opts);
         return;
       }
-      const res = await dispatch(ctx, req);
+      peer.busy = true;
+      let res: Response;
+      try {
+        res = await dispatch(ctx, req, peer);
+      } finally {
+        peer.busy = false;
+      }
       if (!req.notification) await reply(res);
+      // Queued notifications follow the response (and a notification's handling).
+      await peer.replied();
     }
   } catch {
     // The peer went away mid-write; nothing to answer.
   } finally {
+    peer.close();
     try {
       conn.close();
     } catch { /* already closed */ }
