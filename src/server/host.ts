@@ -13,7 +13,7 @@ import { EventBus } from "./bus.ts";
 import { PanePool } from "./pane_pool.ts";
 import { AgentTracker } from "./agents.ts";
 import { Registry } from "./registry.ts";
-import type { HostContext } from "./rpc.ts";
+import type { HostContext } from "./context.ts";
 import { type Duplex, type FramingName, serveConnection, writeJson } from "./socket.ts";
 import { pruneOrphanWorktrees } from "./worktree.ts";
 import { Sessions } from "../session/mod.ts";

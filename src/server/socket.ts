@@ -10,8 +10,9 @@
 import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
 import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
 import type { EventBus } from "./bus.ts";
-import { dispatch, type HostContext, parseEnvelope, type Response } from "./rpc.ts";
-import { Conn } from "./conn.ts";
+import { Connection } from "./connection.ts";
+import type { HostContext } from "./context.ts";
+import { dispatch, parseEnvelope, type Response } from "./dispatch.ts";
 import { redact } from "../session/redact.ts";
 
 /** A byte stream with a writer, such as a `Deno.Conn` or stdio. */
@@ -32,6 +33,10 @@ export interface ConnectionOptions {
   bus: EventBus;
   /** Default "ndjson". */
   framing?: FramingName;
+  /** "socket" (default) or "stdio": what handlers see as `conn.kind`. */
+  kind?: string;
+  /** Called with the connection object once it exists (the host tracks them). */
+  onConnection?: (conn: Connection) => void;
 }
 
 /** A message's bytes, the end of the stream, or a framing error that ends the connection. */
@@ -200,14 +205,17 @@ export async function serveConnection(
   opts: ConnectionOptions,
 ): Promise<void> {
   const framing = (opts.framing === "lsp" ? lsp : ndjson)(conn);
-  // Responses and notifications share one ordered writer; every error
-  // message is redacted with the default policy before it goes out.
-  const peer = new Conn((value) => writeWithin(framing, redactError(value), opts.idleTimeoutMs));
-  const reply = (value: unknown) => peer.send(value);
+  // Every error message is redacted with the default policy before it goes out (ptywright's rule).
+  const connection = new Connection(
+    opts.kind ?? "socket",
+    (value) => writeWithin(framing, redactError(value), opts.idleTimeoutMs),
+  );
+  opts.onConnection?.(connection);
+  const reply = (value: unknown) => connection.send(value);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = opts.idleTimeoutMs && !peer.keepAlive
+      const idle = opts.idleTimeoutMs && !connection.keepAlive
         ? new Promise<"idle">((resolve) => {
           timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
         })
@@ -244,21 +252,15 @@ export async function serveConnection(
         await streamEvents(framing, req.id, req.params, opts);
         return;
       }
-      peer.busy = true;
-      let res: Response;
-      try {
-        res = await dispatch(ctx, req, peer);
-      } finally {
-        peer.busy = false;
-      }
-      if (!req.notification) await reply(res);
-      // Queued notifications follow the response (and a notification's handling).
-      await peer.replied();
+      await connection.reply(async () => {
+        const res = await dispatch(ctx, req, connection);
+        return req.notification ? undefined : res;
+      });
     }
   } catch {
     // The peer went away mid-write; nothing to answer.
   } finally {
-    peer.close();
+    await connection.close();
     try {
       conn.close();
     } catch { /* already closed */ }

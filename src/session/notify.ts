@@ -2,14 +2,14 @@
  * One connection's ptywright notifications (`server.set_notifications`):
  * off by default; a filter of sessions and adapters (empty: every session);
  * per session the last sequence sent, the transcript cursor and whether the
- * exit was sent. After each message the connection handles, its response is
- * written and then this polls (as ptywright does); between requests a
- * session's change also triggers a poll, so notifications arrive as they
- * happen, never ahead of the response of the request being handled.
+ * exit was sent. After each request of the family it polls (as ptywright
+ * does; what it sends is held until that response is written); between
+ * requests a session's change also triggers a poll, so notifications arrive
+ * as they happen, never ahead of the response of the request being handled.
  *
  * @module
  */
-import type { Conn } from "../server/conn.ts";
+import type { Connection } from "../server/connection.ts";
 import { redact } from "./redact.ts";
 import type { Sessions, SessionState } from "./mod.ts";
 
@@ -35,10 +35,13 @@ export class Notifications {
   #off: (() => void) | null = null;
   #running: Promise<void> | null = null;
   #again = false;
+  #retry: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly _registry: Sessions, private readonly _conn: Conn) {
-    _conn.afterReply(() => this.flush());
-    _conn.onClose(() => this.#off?.());
+  constructor(private readonly _registry: Sessions, private readonly _conn: Connection) {
+    _conn.onClose(() => {
+      this.#off?.();
+      if (this.#retry) clearTimeout(this.#retry);
+    });
   }
 
   /** Applies `server.set_notifications`; off → on puts every output cursor at the current end. */
@@ -64,8 +67,21 @@ export class Notifications {
     };
   }
 
+  /**
+   * A session moved. While a request of this connection runs, the poll waits
+   * (its output would only be held; the family polls after each request) and
+   * retries shortly in case the request is not of the family (a long
+   * `session.wait` keeps it waiting, as in ptywright).
+   */
   #kick() {
-    if (!this.enabled || this._conn.busy || this._conn.closed) return;
+    if (!this.enabled || this._conn.closed) return;
+    if (this._conn.busy) {
+      this.#retry ??= setTimeout(() => {
+        this.#retry = null;
+        this.#kick();
+      }, 10);
+      return;
+    }
     void this.flush().catch(() => {});
   }
 
@@ -105,14 +121,14 @@ export class Notifications {
       if (!seen) this.#seen.set(s.id, seen = { sequence: null, cursor: 0, exited: false });
       if (seen.sequence !== s.sequence) {
         seen.sequence = s.sequence;
-        await this.#send("session.changed", { session: s.id, sequence: s.sequence });
+        this.#send("session.changed", { session: s.id, sequence: s.sequence });
       }
       if (s.chars > seen.cursor) {
         const delta = await this._registry.output(s.id, seen.cursor).catch(() => null);
         if (delta) {
           seen.cursor = delta.chars;
           if (delta.text) {
-            await this.#send("session.output", {
+            this.#send("session.output", {
               session: s.id,
               sequence: delta.sequence,
               output: redact(delta.text),
@@ -123,12 +139,13 @@ export class Notifications {
       }
       if (s.exited && !seen.exited) {
         seen.exited = true;
-        await this.#send("session.exited", { session: s.id, sequence: s.sequence });
+        this.#send("session.exited", { session: s.id, sequence: s.sequence });
       }
     }
   }
 
   #send(method: string, params: unknown) {
-    return this._conn.send({ jsonrpc: "2.0", method, params });
+    // Held until the reply of a request this connection is running has been written.
+    this._conn.notify(method, params);
   }
 }

@@ -8,14 +8,15 @@ import { RpcError } from "../../errors.ts";
 import { PwError, type PwMethod, type PwParams } from "../../spec/ptywright.ts";
 import type { Sessions } from "../../session/mod.ts";
 import { Notifications } from "../../session/notify.ts";
-import type { Conn } from "../conn.ts";
-import type { HostContext } from "../rpc.ts";
+import { stateKey } from "../connection.ts";
+import type { Connection } from "../connection.ts";
+import type { HostContext } from "../context.ts";
 
 /** A handler of the family. */
 export type PwHandler<M extends PwMethod> = (
   ctx: HostContext,
   params: PwParams<M>,
-  conn: Conn | undefined,
+  conn: Connection,
 ) => Promise<unknown> | unknown;
 export type PwHandlers<M extends PwMethod> = { [K in M]: PwHandler<K> };
 
@@ -25,10 +26,15 @@ export function sessionsOf(ctx: HostContext): Sessions {
   return ctx.sessions;
 }
 
-/** The connection's notification state (created on first use). */
-export function notificationsOf(ctx: HostContext, conn: Conn | undefined): Notifications {
-  if (!conn) throw new RpcError(PwError.Internal, "notifications need a connection");
-  let n = conn.state.get("ptywright.notifications") as Notifications | undefined;
-  if (!n) conn.state.set("ptywright.notifications", n = new Notifications(sessionsOf(ctx), conn));
-  return n;
+const NOTIFY = stateKey<{ n: Notifications | null }>("ptywright.notifications", () => ({ n: null }));
+
+/** The connection's notification state (made on first use). */
+export function notificationsOf(ctx: HostContext, conn: Connection): Notifications {
+  const slot = conn.state(NOTIFY);
+  return slot.n ??= new Notifications(sessionsOf(ctx), conn);
+}
+
+/** The connection's notification state if it has one. */
+export function existingNotifications(conn: Connection): Notifications | null {
+  return conn.state(NOTIFY).n;
 }

@@ -9,9 +9,9 @@
 import type { z } from "zod";
 import { RpcError } from "../../errors.ts";
 import { describePwZodError, PwError, type PwMethod, pwParams } from "../../spec/ptywright.ts";
-import type { Conn } from "../conn.ts";
-import type { HostContext } from "../rpc.ts";
-import type { PwHandler } from "./_ptywright.ts";
+import type { Connection } from "../connection.ts";
+import type { HostContext } from "../context.ts";
+import { existingNotifications, type PwHandler } from "./_ptywright.ts";
 import { serverMethods } from "./server.ts";
 import { sessionMethods } from "./session.ts";
 
@@ -22,13 +22,13 @@ export async function callPtywright(
   ctx: HostContext,
   method: string,
   params: unknown,
-  conn: Conn | undefined,
+  conn: Connection,
 ): Promise<unknown> {
   if (!Object.hasOwn(pwParams, method) || !table[method]) {
     throw new RpcError(PwError.MethodNotFound, `unknown method: ${method}`);
   }
   // A ptywright client sits quietly between calls: no idle deadline for it.
-  if (conn) conn.keepAlive = true;
+  conn.keepAlive = true;
   if (params === null || typeof params !== "object" || Array.isArray(params)) {
     throw new RpcError(PwError.InvalidParams, "invalid type: params must be an object");
   }
@@ -40,5 +40,10 @@ export async function callPtywright(
     throw new RpcError(PwError.InvalidParams, "params are nested too deeply");
   }
   if (!parsed.success) throw new RpcError(PwError.InvalidParams, describePwZodError(parsed.error));
-  return await table[method](ctx, parsed.data as never, conn);
+  try {
+    return await table[method](ctx, parsed.data as never, conn);
+  } finally {
+    // As ptywright does after each message: poll (what it sends is held until this reply is written).
+    existingNotifications(conn)?.flush().catch(() => {});
+  }
 }

@@ -86,7 +86,11 @@ export const sessionMethods: PwHandlers<SessionMethod> = {
     sessions.get(p.session);
     // A connection that goes away cancels its waits.
     const abort = new AbortController();
-    conn?.onClose(() => abort.abort());
-    return await sessions.wait(p.session, matcher, p.timeout_ms ?? PwLimits.waitTimeoutMs, abort.signal);
+    const off = conn.onClose(() => abort.abort());
+    try {
+      return await sessions.wait(p.session, matcher, p.timeout_ms ?? PwLimits.waitTimeoutMs, abort.signal);
+    } finally {
+      off();
+    }
   },
 };
