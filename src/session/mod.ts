@@ -151,6 +151,10 @@ export class Sessions {
     }
     const rows = o.rows ?? PwLimits.rows;
     const cols = o.cols ?? PwLimits.cols;
+    // node-pty forks before it execs: a program that cannot run would "start" and exit 1.
+    if (!findProgram(o.program, o.env?.PATH ?? Deno.env.get("PATH") ?? "", o.cwd)) {
+      throw new RpcError(PwError.Internal, `cannot start \`${o.program}\`: no such executable file`);
+    }
     if (o.raw_transcript_path) await openRaw(o.raw_transcript_path, o.raw_transcript_append ?? false);
     const id = `s${this.#next++}`;
     const nameFree = ![...this._registry.surfaces.values()].some((p) => p.name === id);
@@ -372,6 +376,22 @@ export function actionBytes(action: Action): string {
     default:
       return "";
   }
+}
+
+/** Whether `program` names an executable file (a path, or a name found on `path`). */
+function findProgram(program: string, path: string, cwd?: string): boolean {
+  const executable = (file: string) => {
+    try {
+      const info = Deno.statSync(file);
+      return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes("/")) {
+    return executable(program.startsWith("/") || !cwd ? program : `${cwd}/${program}`);
+  }
+  return path.split(":").some((dir) => dir && executable(`${dir}/${program}`));
 }
 
 /**
