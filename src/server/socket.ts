@@ -14,6 +14,7 @@ import { Connection } from "./connection.ts";
 import type { HostContext } from "./context.ts";
 import { dispatch, parseEnvelope, type Response } from "./dispatch.ts";
 import { redact } from "../session/redact.ts";
+import { stringifyMessage } from "./raw_json.ts";
 
 /** A byte stream with a writer, such as a `Deno.Conn` or stdio. */
 export interface Duplex {
@@ -78,7 +79,7 @@ async function writeWithin(framing: Framing, value: unknown, ms: number): Promis
 
 /** Writes one JSON value as a line. */
 export function writeJson(conn: Duplex, value: unknown): Promise<void> {
-  return writeAll(conn, encoder.encode(JSON.stringify(value) + "\n"));
+  return writeAll(conn, encoder.encode(stringifyMessage(value) + "\n"));
 }
 
 /** An error response with its message redacted (ptywright: every error message). */
@@ -188,7 +189,7 @@ function lsp(conn: Duplex): Framing {
       return reader.take(length);
     },
     write(value) {
-      const body = encoder.encode(JSON.stringify(value));
+      const body = encoder.encode(stringifyMessage(value));
       const frame = encoder.encode(`Content-Length: ${body.length}\r\n\r\n`);
       const out = new Uint8Array(frame.length + body.length);
       out.set(frame);

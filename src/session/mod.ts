@@ -16,7 +16,7 @@
  * const sessions: Sessions = ctx.sessions!;
  * const s = await sessions.create({ program: "/bin/sh", args: ["-lc", "cat"], rows: 40, cols: 120 });
  * await sessions.input(s.id, { type: "text", value: "hi\n" });          // every seed-003 action
- * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult, or RpcError
+ * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult (waitJson: text), or RpcError
  * //   -32001 timeout, -32002 closed / can no longer match, -32005 cancelled (cancel: opts.signal)
  * const snap = await sessions.snapshot(s.id);                          // unredacted ScreenSnapshot
  * const text = await sessions.transcript(s.id);                        // unredacted transcript
@@ -292,7 +292,12 @@ export class Sessions {
   }
 
   /** The parsed screen, unredacted. */
-  snapshot(id: string): Promise<ScreenSnapshot> {
+  async snapshot(id: string): Promise<ScreenSnapshot> {
+    return JSON.parse(await this.snapshotJson(id));
+  }
+
+  /** The parsed screen as JSON text, unredacted (as the worker wrote it). */
+  snapshotJson(id: string): Promise<string> {
     return this.#ask(id, { kind: "snapshot" });
   }
 
@@ -323,6 +328,11 @@ export class Sessions {
    * aborts.
    */
   async wait(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
+    return JSON.parse(await this.waitJson(id, matcher, timeoutMs, signal));
+  }
+
+  /** {@link wait}, with the result as JSON text (as the worker wrote it). */
+  async waitJson(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<string> {
     const s = this.get(id);
     const wid = ++this.#wid;
     const onAbort = () =>
@@ -344,7 +354,7 @@ export class Sessions {
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
-    if (outcome.ok) return outcome.result;
+    if (outcome.ok) return outcome.json;
     if (outcome.error === "timeout") throw new RpcError(PwError.Timeout, PwMessage.Timeout);
     if (outcome.error === "cancelled") throw new RpcError(PwError.Cancelled, PwMessage.Cancelled);
     throw closed();

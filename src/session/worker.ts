@@ -15,7 +15,7 @@ import type xterm from "@xterm/headless";
 import { PwLimits } from "../spec/ptywright.ts";
 import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./_protocol.ts";
 import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
-import { cursorOf, plainText, snapshotOf } from "./snapshot.ts";
+import { cursorOf, plainText, snapshotJson } from "./snapshot.ts";
 import { Transcript } from "./transcript.ts";
 import type { SafeRegex } from "./regex.ts";
 
@@ -168,15 +168,13 @@ function check(s: Session, w: Wait, atDeadline = false) {
   const now = performance.now();
   const quietSince = Math.max(s.changedAt, w.started);
   if (matches(s, w, now - quietSince)) {
+    const snapshot = snapshotJson(s.term, s.sequence, s.title, s.pixels);
+    const tail = JSON.stringify(s.transcript.tail(PwLimits.tailChars));
     return finish(s, w, {
       ok: true,
-      result: {
-        matched: true,
-        sequence: s.sequence,
-        elapsed_ms: Math.round(now - w.started),
-        snapshot: snapshotOf(s.term, s.sequence, s.title, s.pixels),
-        transcript_tail: s.transcript.tail(PwLimits.tailChars),
-      },
+      json: `{"matched":true,"sequence":${s.sequence},"elapsed_ms":${
+        Math.round(now - w.started)
+      },"snapshot":${snapshot},"transcript_tail":${tail}}`,
     });
   }
   // After the exit nothing changes any more: if the tree cannot match even
@@ -231,7 +229,7 @@ export function sessionCall(id: number, call: SessionCall): unknown {
   if (!s) throw new Error(`pane ${id} is not a session`);
   switch (call.kind) {
     case "snapshot":
-      return snapshotOf(s.term, s.sequence, s.title, s.pixels);
+      return snapshotJson(s.term, s.sequence, s.title, s.pixels);
     case "transcript":
       return { text: s.transcript.text() };
     case "output": {
