@@ -1,6 +1,7 @@
 /**
  * `session.wait` latency (issue 14): from the matching output to the wait's
- * answer. A session runs bench/_stamp.ts, which prints `<token> <wall-clock
+ * answer (its last byte read by the client, before the client parses it). A
+ * session runs bench/_stamp.ts, which prints `<token> <wall-clock
  * ms>` the moment it reads a line; connection A has a `session.wait` for the
  * token pending, connection B types the token. Latency = arrival of A's
  * answer − the stamp in its evidence. Measured with the host idle and with
@@ -8,7 +9,10 @@
  * idle, p99 ≤ 20 ms busy). The floor in the same run: a `session.list`
  * round trip on the same connection (what any answer costs).
  *
- *   deno run -A bench/session_wait.ts [--rounds N] [--panes N] [--file-mib N]
+ * Every answer carries a full snapshot (ptywright's shape: every cell, ~190
+ * bytes each, so ~370 KB at 24x80); `--rows/--cols` change the session's size.
+ *
+ *   deno run -A bench/session_wait.ts [--rounds N] [--panes N] [--file-mib N] [--rows N] [--cols N]
  *
  * Prints a table and writes bench/out/session_wait.json.
  *
@@ -22,7 +26,7 @@ const ROOT = new URL("../", import.meta.url).pathname;
 const STAMP = `${ROOT}bench/_stamp.ts`;
 
 function parse(args: string[]) {
-  const o = { rounds: 200, panes: 20, fileMib: 8 };
+  const o = { rounds: 200, panes: 20, fileMib: 8, rows: 24, cols: 80 };
   for (let i = 0; i < args.length; i++) {
     const key = args[i].replace(/^--/, "").replace(/-(\w)/g, (_, c) => c.toUpperCase()) as keyof typeof o;
     if (!(key in o)) throw new Error(`Unknown option ${args[i]}`);
@@ -42,7 +46,7 @@ async function rounds(a: PwClient, b: PwClient, session: string, n: number, tag:
       session,
       matcher: { type: "transcript_contains", value: `${token} ` },
       timeout_ms: 10000,
-    }).then((m) => ({ m, at: wall() }));
+    }).then((m) => ({ m, at: a.arrivals[a.messages.indexOf(m)] }));
     // The wait is registered before the token is typed: a list round trip on A's connection would
     // queue behind the wait, so B asks the host a cheap question first (the wait's request was
     // written before it).
@@ -76,6 +80,8 @@ if (import.meta.main) {
     const { session } = await a.client.call("session.create", {
       program: "/bin/sh",
       args: ["-c", `stty -echo; exec '${Deno.execPath()}' run --quiet --no-config '${STAMP}'`],
+      rows: o.rows,
+      cols: o.cols,
     });
     await b.client.call("session.input", { session, action: { type: "text", value: "warmup\n" } });
     await a.client.call("session.wait", {
@@ -103,12 +109,16 @@ if (import.meta.main) {
     const result = {
       rounds: o.rounds,
       panes: o.panes,
+      size: `${o.cols}x${o.rows}`,
+      load_average: Deno.loadavg(),
       idle: { wait_answer_ms: stats(idle.waits), list_round_trip_ms: stats(idle.floor) },
       busy: { wait_answer_ms: stats(loaded.waits), list_round_trip_ms: stats(loaded.floor) },
       targets: { idle_p50_ms: 2, busy_p99_ms: 20 },
       met: percentile(idle.waits, 50) <= 2 && percentile(loaded.waits, 99) <= 20,
     };
-    console.log("session.wait: matching output → answer (ms)");
+    console.log(
+      `session.wait: matching output → answer (ms), ${o.cols}x${o.rows}, load ${Deno.loadavg()[0]}`,
+    );
     console.log(
       `  idle          p50 ${result.idle.wait_answer_ms.p50}  p99 ${result.idle.wait_answer_ms.p99}`,
     );
