@@ -75,7 +75,14 @@ function styleJsonOf(c: BufferCell): string {
 }
 
 const DEFAULT_STYLE_JSON = JSON.stringify(DEFAULT_STYLE);
-const PLAIN = /^[^"\\\x00-\x1f]*$/;
+/** A cell's text that needs no JSON escaping (no quote, backslash or control character). */
+function plain(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
 
 /**
  * The snapshot as JSON text, built directly: a full 24x80 snapshot is ~2,000
@@ -104,7 +111,7 @@ export function snapshotJson(
       const chars = cell.getChars();
       const width = cell.getWidth();
       parts.push(
-        `{"row":${y},"col":${x},"text":${PLAIN.test(chars) ? `"${chars}"` : JSON.stringify(chars)},"wide":${
+        `{"row":${y},"col":${x},"text":${plain(chars) ? `"${chars}"` : JSON.stringify(chars)},"wide":${
           width === 2
         },"wide_continuation":${width === 0},"style":${styleJsonOf(cell)}}`,
       );

@@ -9,7 +9,7 @@ import { parseMatcher } from "../../session/matcher.ts";
 import type { ScreenSnapshot } from "../../session/_protocol.ts";
 import { type Policy, policyOf, redact } from "../../session/redact.ts";
 import { type PwHandlers, sessionsOf } from "./_ptywright.ts";
-import { RawJson } from "../raw_json.ts";
+import { RawJson } from "../../wire/raw_json.ts";
 
 type SessionMethod =
   | "session.create"
