@@ -260,12 +260,16 @@ Deno.test("notifications: a sessions filter scopes the stream; dropped:true when
   const h = await startStdio();
   try {
     const c = h.client;
-    const quiet = (await c.call("session.create", { program: "/bin/sh", args: ["-c", "read x; echo quiet-$x"] }))
-      .session;
+    const quiet =
+      (await c.call("session.create", { program: "/bin/sh", args: ["-c", "read x; echo quiet-$x"] }))
+        .session;
     const loud = (await c.call("session.create", {
       program: "/bin/sh",
       // One write of ~1.6 KB: whatever the polls' timing, one delta outgrows the 200-character bound.
-      args: ["-c", 'read x; out=$(yes line-xxxxxxxxxxxxxxxxxxxxxxxxxx | head -50); printf "%s\\ndone-%s\\n" "$out" "$x"'],
+      args: [
+        "-c",
+        'read x; out=$(yes line-xxxxxxxxxxxxxxxxxxxxxxxxxx | head -50); printf "%s\\ndone-%s\\n" "$out" "$x"',
+      ],
       transcript_max_chars: 200,
     })).session;
     assert.deepEqual(await c.call("server.set_notifications", { enabled: true, sessions: [loud] }), {
@@ -283,7 +287,10 @@ Deno.test("notifications: a sessions filter scopes the stream; dropped:true when
     await c.next((m) => m.id === "w", 10000, from);
     await c.call("session.wait", {
       session: loud,
-      matcher: { type: "all", value: [{ type: "process_exited" }, { type: "screen_stable", value: { min_ms: 50 } }] },
+      matcher: {
+        type: "all",
+        value: [{ type: "process_exited" }, { type: "screen_stable", value: { min_ms: 50 } }],
+      },
     });
     await c.call("session.wait", { session: quiet, matcher: { type: "process_exited" } });
     await c.call("session.list");
