@@ -21,6 +21,7 @@
 import { startHost, waitUntil } from "../tests/_harness.ts";
 import { connectSocket, type PwClient } from "../tests/_pw.ts";
 import { percentile } from "../tests/_stream.ts";
+import pty from "@lydell/node-pty";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const STAMP = `${ROOT}bench/_stamp.ts`;
@@ -64,6 +65,49 @@ async function rounds(a: PwClient, b: PwClient, session: string, n: number, tag:
   return { waits, floor };
 }
 
+/**
+ * The raw limit: the same stamp program in a PTY this process reads itself
+ * (node-pty), latency = the chunk's arrival − its stamp.
+ */
+async function rawLimit(n: number, tag: string): Promise<number[]> {
+  const p = pty.spawn("/bin/sh", [
+    "-c",
+    `stty -echo; exec '${Deno.execPath()}' run --quiet --no-config '${STAMP}'`,
+  ], {
+    cols: 80,
+    rows: 24,
+    env: Deno.env.toObject(),
+  });
+  let buf = "";
+  let waiter: (() => void) | null = null;
+  const arrivals: { text: string; at: number }[] = [];
+  p.onData((d) => {
+    arrivals.push({ text: d, at: wall() });
+    buf += d;
+    waiter?.();
+  });
+  const seen = async (token: string) => {
+    while (!new RegExp(`${token} \\d+\\.\\d+`).test(buf)) await new Promise<void>((r) => (waiter = r));
+  };
+  const out: number[] = [];
+  try {
+    p.write("warm\n");
+    await seen("warm");
+    for (let i = 0; i < n; i++) {
+      const token = `${tag}${i}x`;
+      const from = arrivals.length;
+      p.write(`${token}\n`);
+      await seen(token);
+      const hit = arrivals.slice(from).find((a) => a.text.includes(`${token} `)) ?? arrivals.at(-1)!;
+      const stamp = Number(new RegExp(`${token} (\\d+\\.\\d+)`).exec(buf)![1]);
+      out.push(hit.at - stamp);
+    }
+  } finally {
+    p.kill();
+  }
+  return out;
+}
+
 const stats = (v: number[]) => ({
   p50: +percentile(v, 50).toFixed(2),
   p99: +percentile(v, 99).toFixed(2),
@@ -89,6 +133,7 @@ if (import.meta.main) {
       matcher: { type: "transcript_contains", value: "warmup " },
     });
     const idle = await rounds(a.client, b.client, session, o.rounds, "idle");
+    const rawIdle = await rawLimit(o.rounds, "rawidle");
 
     const file = `${dir}/big.txt`;
     const line = "the quick brown fox jumps over the lazy dog 0123456789 \x1b[32mgreen\x1b[0m\n";
@@ -105,14 +150,23 @@ if (import.meta.main) {
       return surfaces.filter((s) => s.output_generation > 10).length >= o.panes;
     }, { timeoutMs: 60000 });
     const loaded = await rounds(a.client, b.client, session, o.rounds, "busy");
+    const rawBusy = await rawLimit(o.rounds, "rawbusy");
 
     const result = {
       rounds: o.rounds,
       panes: o.panes,
       size: `${o.cols}x${o.rows}`,
       load_average: Deno.loadavg(),
-      idle: { wait_answer_ms: stats(idle.waits), list_round_trip_ms: stats(idle.floor) },
-      busy: { wait_answer_ms: stats(loaded.waits), list_round_trip_ms: stats(loaded.floor) },
+      idle: {
+        wait_answer_ms: stats(idle.waits),
+        raw_pty_read_ms: stats(rawIdle),
+        list_round_trip_ms: stats(idle.floor),
+      },
+      busy: {
+        wait_answer_ms: stats(loaded.waits),
+        raw_pty_read_ms: stats(rawBusy),
+        list_round_trip_ms: stats(loaded.floor),
+      },
       targets: { idle_p50_ms: 2, busy_p99_ms: 20 },
       met: percentile(idle.waits, 50) <= 2 && percentile(loaded.waits, 99) <= 20,
     };
@@ -124,6 +178,9 @@ if (import.meta.main) {
     );
     console.log(
       `  ${o.panes} busy panes p50 ${result.busy.wait_answer_ms.p50}  p99 ${result.busy.wait_answer_ms.p99}`,
+    );
+    console.log(
+      `  raw limit (this process reads the PTY) idle p50 ${result.idle.raw_pty_read_ms.p50} p99 ${result.idle.raw_pty_read_ms.p99}, busy p50 ${result.busy.raw_pty_read_ms.p50} p99 ${result.busy.raw_pty_read_ms.p99}`,
     );
     console.log(
       `  floor (session.list round trip) idle p50 ${result.idle.list_round_trip_ms.p50}, busy p50 ${result.busy.list_round_trip_ms.p50}`,
