@@ -90,8 +90,24 @@ Deno.test("serve --socket: two clients, one registry, per-connection notificatio
     });
     assert.equal(denied.error?.code, -32602);
     assert.deepEqual((await a.client.call("session.list")).sessions, [session]);
+    // A wait on one connection ends with -32002 when another connection closes the session.
+    const pending = b.client.request("session.wait", {
+      session,
+      matcher: { type: "contains_text", value: "never printed" },
+      timeout_ms: 20000,
+    });
+    await a.client.call("session.list");
+    const t0 = Date.now();
     // Closing the session closes its pane.
     await a.client.call("session.close", { session });
+    // (-32602 if the close won the race and the wait never started.)
+    const ended = (await pending).error;
+    assert.ok(
+      ended?.code === -32002 && ended.message === "session is closed" ||
+        ended?.code === -32602 && ended.message === `unknown session: ${session}`,
+      JSON.stringify(ended),
+    );
+    assert.ok(Date.now() - t0 < 5000);
     const after = JSON.parse((await cli(dir, socket, ["ls", "--all", "--json"])).stdout).surfaces;
     assert.ok(!after.some((p: { session?: string }) => p.session === session));
   } finally {
