@@ -34,6 +34,8 @@ export class Connection {
   readonly id = nextId++;
   /** "socket", "stdio" or "internal" (a call made by the host itself). */
   readonly kind: string;
+  /** Exempt from the idle read deadline (a ptywright client sits quietly between calls). */
+  keepAlive = false;
   #write: MessageWriter;
   #queue: Promise<void> = Promise.resolve();
   #busy = 0;
@@ -51,6 +53,11 @@ export class Connection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** A handler of this connection is running (its notifications are held). */
+  get busy(): boolean {
+    return this.#busy > 0;
   }
 
   /** Queues one message; resolves once it is written (rejects if the write fails). */

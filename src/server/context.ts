@@ -10,6 +10,7 @@ import type { Config } from "../spec/config.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "./pane_pool.ts";
 import type { Registry } from "./registry.ts";
+import type { Sessions } from "../session/mod.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -24,6 +25,8 @@ export interface HostContext {
   shutdown: () => void;
   /** The host's log (stderr or the --log file). */
   log?: (line: string) => void;
+  /** ptywright sessions (src/session/); absent in hosts built without them. */
+  sessions?: Sessions;
 }
 
 /** Whether a gated family of methods is open on this host. */

@@ -39,6 +39,8 @@ import { surface } from "./methods/surface.ts";
 import { system } from "./methods/system.ts";
 import type { Handler, Handlers } from "./methods/_types.ts";
 import { workspace } from "./methods/workspace.ts";
+import { isPtywrightMethod } from "../spec/ptywright.ts";
+import { callPtywright } from "./methods/ptywright.ts";
 
 export type { HostContext } from "./context.ts";
 export { parseEnvelope, type Request, type Response } from "../wire/envelope.ts";
@@ -71,6 +73,8 @@ export async function call(
   params: unknown,
   conn: Connection = internalConnection(),
 ): Promise<unknown> {
+  // ptywright's family (seed 003) has its own table and error texts.
+  if (isPtywrightMethod(method)) return await callPtywright(ctx, method, params, conn);
   if (!Object.hasOwn(methods, method)) {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: "${method}"`);
   }

@@ -19,6 +19,7 @@ import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
 import { pruneOrphanWorktrees } from "../up/worktree.ts";
 import { HostGuard } from "../isolation/host_guard.ts";
+import { Sessions } from "../session/mod.ts";
 
 /** A running host. */
 export interface Host {
@@ -143,8 +144,14 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const bus = new EventBus();
   // deno-lint-ignore prefer-const
   let registry: Registry;
-  const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev));
+  // deno-lint-ignore prefer-const
+  let sessions: Sessions;
+  const pool = new PanePool(config.host.pane_workers, (ev) => {
+    registry.onWorkerEvent(ev);
+    sessions.onWorkerEvent(ev);
+  });
   registry = new Registry(config, pool, bus, opts.socketPath);
+  sessions = new Sessions(registry, pool);
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
   const guard = await HostGuard.start({
     socketPath: opts.socketPath,
@@ -204,6 +211,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     log,
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
+    sessions,
   };
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,

@@ -33,6 +33,14 @@ import {
 } from "./_worker_protocol.ts";
 import { PtyInput } from "./pty_input.ts";
 import { closeOnExecAll, wrapSpawn } from "../isolation/spawn.ts";
+import {
+  openSession,
+  sessionCall,
+  sessionDisposed,
+  sessionExited,
+  sessionOutput,
+  sessionResized,
+} from "../session/worker.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
@@ -253,6 +261,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     (term as any)._core?.buffers?.normal?.lines?.onTrim?.((n: number) => (pane.trimmed += n));
   }
   panes.set(req.id, pane);
+  if (req.session) openSession(req.id, term, req.session);
   guardDrainOnExit(pane);
 
   term.onTitleChange((title) => post({ ev: "title", id: pane.id, title }));
@@ -276,6 +285,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       scrollback?.afterParse();
       pane.generation++;
       markDirty(pane);
+      sessionOutput(pane.id, data);
       return;
     }
     pane.pending += data.length;
@@ -288,6 +298,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       pane.pending -= data.length;
       pane.generation++;
       markDirty(pane);
+      sessionOutput(pane.id, data);
       if (pane.paused && pane.pending < LOW_WATER) {
         pane.paused = false;
         p.resume();
@@ -306,6 +317,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       pane.exited = true;
       flushChanges();
       post({ ev: "exit", id: pane.id, exit_code: exitCode, signal: signal ?? 0 });
+      sessionExited(pane.id);
     };
     // node-pty reports the exit once the PTY is drained; every chunk it
     // delivered is parsed already when parsing is synchronous. Otherwise let
@@ -507,6 +519,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       if (pane.scrollback) pane.scrollback.resize(pane.term, () => pane.term.resize(req.cols, req.rows));
       else pane.term.resize(req.cols, req.rows);
       if (!pane.exited) pane.pty.resize(req.cols, req.rows);
+      sessionResized(req.id);
       return null;
     }
     case "kill": {
@@ -522,6 +535,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       const pane = panes.get(req.id);
       if (!pane) return null;
       panes.delete(req.id);
+      sessionDisposed(req.id);
       dirty.delete(req.id);
       throttledPanes.delete(pane);
       pane.disposed = true;
@@ -551,6 +565,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
         generation: pane.generation,
       }));
     }
+    case "session":
+      return await sessionCall(req.id, req.call);
     case "modes": {
       const pane = mustGet(req.id);
       return await afterWrites(pane, () => ({

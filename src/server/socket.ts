@@ -13,6 +13,7 @@ import type { EventBus } from "./bus.ts";
 import { Connection } from "./connection.ts";
 import type { HostContext } from "./context.ts";
 import { dispatch } from "./dispatch.ts";
+import { redact } from "../session/redact.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { parseEnvelope, type Response } from "../wire/envelope.ts";
 import { type Framing, framing as makeFraming, type FramingName } from "../wire/framing.ts";
@@ -53,6 +54,14 @@ async function writeWithin(framing: Framing, value: unknown, ms: number): Promis
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** An error response with its message redacted (ptywright: every error message). */
+function redactError(value: unknown): unknown {
+  const err = (value as { error?: { message?: unknown } } | null)?.error;
+  if (!err || typeof err.message !== "string") return value;
+  const message = redact(err.message);
+  return message === err.message ? value : { ...(value as object), error: { ...err, message } };
+}
+
 function errorResponse(code: number, message: string, id: unknown = null): Response {
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
@@ -64,16 +73,18 @@ export async function serveConnection(
   opts: ConnectionOptions,
 ): Promise<void> {
   const framing = makeFraming(opts.framing ?? "ndjson", conn, { maxBytes: MAX_LINE_BYTES });
+  // Every error message is redacted with the default policy before it goes out (ptywright's rule).
   const connection = new Connection(
     opts.kind ?? "socket",
-    (value) => writeWithin(framing, value, opts.idleTimeoutMs),
+    (value) => writeWithin(framing, redactError(value), opts.idleTimeoutMs),
   );
   opts.onConnection?.(connection);
   const reply = (value: unknown) => connection.send(value);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = opts.idleTimeoutMs
+      // A ptywright client sits quietly between calls (keepAlive): no idle deadline for it.
+      const idle = opts.idleTimeoutMs && !connection.keepAlive
         ? new Promise<"idle">((resolve) => {
           timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
         })

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { stringifyMessage } from "./raw_json.ts";
 import { type Duplex, writeAll } from "./duplex.ts";
 
 /** How messages are delimited: one per line, or LSP's `Content-Length` headers. */
@@ -103,7 +104,7 @@ export class ByteReader {
 
 /** One JSON value as an NDJSON line. */
 export function encodeLine(value: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(value) + "\n");
+  return encoder.encode(stringifyMessage(value) + "\n");
 }
 
 /** Writes one JSON value as a line. */
@@ -156,7 +157,7 @@ function indexOfBytes(hay: Uint8Array, needle: Uint8Array): number {
 
 /** One JSON value as an LSP frame. */
 export function encodeLsp(value: unknown): Uint8Array {
-  const body = encoder.encode(JSON.stringify(value));
+  const body = encoder.encode(stringifyMessage(value));
   const frame = encoder.encode(`Content-Length: ${body.length}\r\n\r\n`);
   const out = new Uint8Array(frame.length + body.length);
   out.set(frame);
