@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { SessionCall, SessionEvent, SessionSpawn } from "../session/_protocol.ts";
 
 /**
  * How often a pane that keeps printing reports its new output generation
@@ -31,6 +32,8 @@ export type WorkerRequest =
       cols: number;
       rows: number;
       scrollback: number;
+      /** Makes the pane a ptywright session (src/session/worker.ts). */
+      session?: SessionSpawn;
     }
     | { op: "write"; id: number; data: string }
     | { op: "resize"; id: number; cols: number; rows: number }
@@ -39,6 +42,7 @@ export type WorkerRequest =
     | { op: "read"; id: number; lines: number; offset: number; since?: number; join?: boolean }
     | { op: "search"; id: number; pattern: string; max: number }
     | { op: "modes"; id: number }
+    | { op: "session"; id: number; call: SessionCall }
   );
 
 /** The reply to one {@link WorkerRequest}. */
@@ -50,7 +54,8 @@ export type WorkerReply =
 export type WorkerEvent =
   | { ev: "changed"; id: number; generation: number; bytes_in: number }
   | { ev: "exit"; id: number; exit_code: number; signal: number }
-  | { ev: "title"; id: number; title: string };
+  | { ev: "title"; id: number; title: string }
+  | SessionEvent;
 
 /** Result of the `read` op. */
 export interface ReadResult {

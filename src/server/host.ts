@@ -13,9 +13,10 @@ import { EventBus } from "./bus.ts";
 import { PanePool } from "./pane_pool.ts";
 import { AgentTracker } from "./agents.ts";
 import { Registry } from "./registry.ts";
-import type { HostContext } from "./rpc.ts";
+import type { HostContext } from "./context.ts";
 import { type Duplex, type FramingName, serveConnection, writeJson } from "./socket.ts";
 import { pruneOrphanWorktrees } from "./worktree.ts";
+import { Sessions } from "../session/mod.ts";
 
 /** A running host. */
 export interface Host {
@@ -140,8 +141,14 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const bus = new EventBus();
   // deno-lint-ignore prefer-const
   let registry: Registry;
-  const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev));
+  // deno-lint-ignore prefer-const
+  let sessions: Sessions;
+  const pool = new PanePool(config.host.pane_workers, (ev) => {
+    registry.onWorkerEvent(ev);
+    sessions.onWorkerEvent(ev);
+  });
   registry = new Registry(config, pool, bus, opts.socketPath);
+  sessions = new Sessions(registry, pool);
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
 
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
@@ -193,6 +200,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     log,
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
+    sessions,
   };
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,

@@ -15,6 +15,7 @@ import {
   type WorkerRequest,
 } from "./_worker_protocol.ts";
 import { RpcError } from "../errors.ts";
+import type { SessionCall } from "../session/_protocol.ts";
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -186,6 +187,10 @@ export class PanePool {
   }
   modes(id: number): Promise<ModesResult> {
     return this.#ask(id, { op: "modes", id });
+  }
+  /** A ptywright session call (src/session/_protocol.ts) to the pane's worker. */
+  session<T>(id: number, call: SessionCall): Promise<T> {
+    return this.#to<T>(id, { op: "session", id, call });
   }
 
   /** Kills the pane's program (SIGHUP) and frees its terminal. */

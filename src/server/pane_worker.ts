@@ -32,6 +32,14 @@ import {
   type WorkerRequest,
 } from "./_worker_protocol.ts";
 import { PtyInput } from "./pty_input.ts";
+import {
+  openSession,
+  sessionCall,
+  sessionDisposed,
+  sessionExited,
+  sessionOutput,
+  sessionResized,
+} from "../session/worker.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
@@ -245,6 +253,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     (term as any)._core?.buffers?.normal?.lines?.onTrim?.((n: number) => (pane.trimmed += n));
   }
   panes.set(req.id, pane);
+  if (req.session) openSession(req.id, term, req.session);
   guardDrainOnExit(pane);
 
   term.onTitleChange((title) => post({ ev: "title", id: pane.id, title }));
@@ -268,6 +277,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       scrollback?.afterParse();
       pane.generation++;
       markDirty(pane);
+      sessionOutput(pane.id, data);
       return;
     }
     pane.pending += data.length;
@@ -280,6 +290,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       pane.pending -= data.length;
       pane.generation++;
       markDirty(pane);
+      sessionOutput(pane.id, data);
       if (pane.paused && pane.pending < LOW_WATER) {
         pane.paused = false;
         p.resume();
@@ -298,6 +309,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
       pane.exited = true;
       flushChanges();
       post({ ev: "exit", id: pane.id, exit_code: exitCode, signal: signal ?? 0 });
+      sessionExited(pane.id);
     };
     // node-pty reports the exit once the PTY is drained; every chunk it
     // delivered is parsed already when parsing is synchronous. Otherwise let
@@ -494,6 +506,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       if (pane.scrollback) pane.scrollback.resize(pane.term, () => pane.term.resize(req.cols, req.rows));
       else pane.term.resize(req.cols, req.rows);
       if (!pane.exited) pane.pty.resize(req.cols, req.rows);
+      sessionResized(req.id);
       return null;
     }
     case "kill": {
@@ -509,6 +522,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       const pane = panes.get(req.id);
       if (!pane) return null;
       panes.delete(req.id);
+      sessionDisposed(req.id);
       dirty.delete(req.id);
       throttledPanes.delete(pane);
       pane.disposed = true;
@@ -536,6 +550,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
         generation: pane.generation,
       }));
     }
+    case "session":
+      return await sessionCall(req.id, req.call);
     case "modes": {
       const pane = mustGet(req.id);
       return await afterWrites(pane, () => ({

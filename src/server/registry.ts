@@ -22,6 +22,7 @@ import {
 import type { PanePool } from "./pane_pool.ts";
 import type { WorkerEvent } from "./_worker_protocol.ts";
 import { foreground } from "./proc.ts";
+import type { SessionSpawn } from "../session/_protocol.ts";
 
 /** A pane. */
 export interface Surface {
@@ -44,6 +45,8 @@ export interface Surface {
   /** `surface_created` has been published; until then output and exit events wait. */
   announced: boolean;
   markExited: () => void;
+  /** The ptywright session id when `session.create` made this pane (src/session/). */
+  session?: string;
 }
 
 /** A workspace. */
@@ -72,6 +75,13 @@ export interface PaneOptions {
   env?: Record<string, string>;
   name?: string;
   prompt?: string;
+  /** Run as a ptywright session (src/session/): the worker keeps a transcript. */
+  session?: SessionSpawn & { id: string };
+}
+
+/** The worker's part of a session's options (without its id). */
+function sessionSpawn({ id: _id, ...spawn }: SessionSpawn & { id: string }): SessionSpawn {
+  return spawn;
 }
 
 function invalid(message: string, reason?: string): RpcError {
@@ -127,7 +137,15 @@ export class Registry {
 
   /** Creates a workspace with one pane and makes it active. */
   async createWorkspace(
-    opts: PaneOptions & { title?: string; layout?: LayoutPreset },
+    opts: PaneOptions & {
+      title?: string;
+      layout?: LayoutPreset;
+      /** The workspace's size (default: the config's terminal size). */
+      cols?: number;
+      rows?: number;
+      /** Make it the active workspace (default true). */
+      activate?: boolean;
+    },
   ): Promise<{ workspace: Workspace; surface: Surface }> {
     const cwd = this.#checkCwd(opts.cwd);
     const key = this.#nextWorkspace++;
@@ -137,14 +155,15 @@ export class Registry {
       preset: opts.layout ?? "even_h",
       layout: null,
       focused: null,
-      cols: this._config.terminal.cols,
-      rows: this._config.terminal.rows,
+      cols: opts.cols ?? this._config.terminal.cols,
+      rows: opts.rows ?? this._config.terminal.rows,
       cwd,
     };
+    const before = this.workspaces[this.activeIndex];
     this.workspaces.push(ws);
     try {
       const surface = await this.addPane(ws, { ...opts, cwd }, null);
-      this.#active = this.indexOf(ws);
+      this.#active = this.indexOf(opts.activate === false && before ? before : ws);
       this._bus.publish({ type: "workspace_created", workspace: this.indexOf(ws), title: ws.title });
       return { workspace: ws, surface };
     } catch (e) {
@@ -195,6 +214,7 @@ export class Registry {
       exited,
       markExited,
       announced: false,
+      ...(opts.session ? { session: opts.session.id } : {}),
     };
     const previous = ws.layout;
     ws.layout = split
@@ -217,6 +237,7 @@ export class Registry {
         cols: rect.cols,
         rows: rect.rows,
         scrollback: this._config.terminal.scrollback_lines,
+        ...(opts.session ? { session: sessionSpawn(opts.session) } : {}),
       });
       surface.pid = pid;
     } catch (e) {
@@ -277,6 +298,13 @@ export class Registry {
       ws.preset = null;
       ws.layout = layout;
     }
+    await this.#applyLayout(ws);
+  }
+
+  /** Sets a workspace's size and resizes its panes to their rectangles. */
+  async resizeWorkspace(ws: Workspace, cols: number, rows: number): Promise<void> {
+    ws.cols = cols;
+    ws.rows = rows;
     await this.#applyLayout(ws);
   }
 
@@ -415,6 +443,7 @@ export class Registry {
       exited: s.exit !== null,
       exit_code: s.exit?.exit_code ?? null,
       exit_signal: s.exit?.signal || null,
+      ...(s.session ? { session: s.session } : {}),
     };
   }
 

@@ -10,7 +10,10 @@
 import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
 import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
 import type { EventBus } from "./bus.ts";
-import { dispatch, type HostContext, parseEnvelope, type Response } from "./rpc.ts";
+import { Connection } from "./connection.ts";
+import type { HostContext } from "./context.ts";
+import { dispatch, parseEnvelope, type Response } from "./dispatch.ts";
+import { redact } from "../session/redact.ts";
 
 /** A byte stream with a writer, such as a `Deno.Conn` or stdio. */
 export interface Duplex {
@@ -30,6 +33,10 @@ export interface ConnectionOptions {
   bus: EventBus;
   /** Default "ndjson". */
   framing?: FramingName;
+  /** "socket" (default) or "stdio": what handlers see as `conn.kind`. */
+  kind?: string;
+  /** Called with the connection object once it exists (the host tracks them). */
+  onConnection?: (conn: Connection) => void;
 }
 
 /** A message's bytes, the end of the stream, or a framing error that ends the connection. */
@@ -72,6 +79,14 @@ async function writeWithin(framing: Framing, value: unknown, ms: number): Promis
 /** Writes one JSON value as a line. */
 export function writeJson(conn: Duplex, value: unknown): Promise<void> {
   return writeAll(conn, encoder.encode(JSON.stringify(value) + "\n"));
+}
+
+/** An error response with its message redacted (ptywright: every error message). */
+function redactError(value: unknown): unknown {
+  const err = (value as { error?: { message?: unknown } } | null)?.error;
+  if (!err || typeof err.message !== "string") return value;
+  const message = redact(err.message);
+  return message === err.message ? value : { ...(value as object), error: { ...err, message } };
 }
 
 function errorResponse(code: number, message: string, id: unknown = null): Response {
@@ -190,11 +205,17 @@ export async function serveConnection(
   opts: ConnectionOptions,
 ): Promise<void> {
   const framing = (opts.framing === "lsp" ? lsp : ndjson)(conn);
-  const reply = (value: unknown) => writeWithin(framing, value, opts.idleTimeoutMs);
+  // Every error message is redacted with the default policy before it goes out (ptywright's rule).
+  const connection = new Connection(
+    opts.kind ?? "socket",
+    (value) => writeWithin(framing, redactError(value), opts.idleTimeoutMs),
+  );
+  opts.onConnection?.(connection);
+  const reply = (value: unknown) => connection.send(value);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = opts.idleTimeoutMs
+      const idle = opts.idleTimeoutMs && !connection.keepAlive
         ? new Promise<"idle">((resolve) => {
           timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
         })
@@ -231,12 +252,15 @@ export async function serveConnection(
         await streamEvents(framing, req.id, req.params, opts);
         return;
       }
-      const res = await dispatch(ctx, req);
-      if (!req.notification) await reply(res);
+      await connection.reply(async () => {
+        const res = await dispatch(ctx, req, connection);
+        return req.notification ? undefined : res;
+      });
     }
   } catch {
     // The peer went away mid-write; nothing to answer.
   } finally {
+    await connection.close();
     try {
       conn.close();
     } catch { /* already closed */ }

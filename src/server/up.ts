@@ -26,7 +26,7 @@ import {
 import { allocatePorts } from "./ports.ts";
 import { foreground } from "./proc.ts";
 import type { PaneOptions, Surface, Workspace } from "./registry.ts";
-import type { HostContext } from "./rpc.ts";
+import type { HostContext } from "./context.ts";
 import {
   createWorktree,
   planWorktree,

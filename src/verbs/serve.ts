@@ -5,7 +5,7 @@ import { defineVerb } from "./_verb.ts";
 export default defineVerb({
   name: "serve",
   summary: "Run the host: owns every pane's PTY and answers JSON-RPC on the socket",
-  usage: "paneflow serve [--detach | --stdio [--framing ndjson|lsp]] [--log <file>]",
+  usage: "paneflow serve [--detach | --stdio [--framing ndjson|lsp] | --socket <path>] [--log <file>]",
   details: [
     "Socket: $PANEFLOW_SOCKET_PATH, else $XDG_RUNTIME_DIR/paneflow/paneflow.sock,",
     "else /tmp/paneflow-$UID/paneflow.sock. Config: $PANEFLOW_CONFIG or",
@@ -15,10 +15,18 @@ export default defineVerb({
     "the log goes to stderr) for the program that started it: a private host, on a socket",
     "of its own in a fresh temp directory (system.identify names it; panes get it as",
     "PANEFLOW_SOCKET_PATH), that stops when stdin ends.",
+    "",
+    "--socket <path> runs the host on that socket instead of the default one. Every",
+    "transport also speaks ptywright's server.* / session.* protocol (docs/ptywright.md).",
   ].join("\n"),
   options: {
     detach: { type: "boolean", description: "Start in the background and return once the socket answers" },
     stdio: { type: "boolean", description: "Serve on stdin/stdout until stdin ends" },
+    socket: {
+      type: "string",
+      value: "<path>",
+      description: "Serve on this socket instead of the default one",
+    },
     framing: {
       type: "string",
       value: "<ndjson|lsp>",
@@ -37,8 +45,12 @@ export default defineVerb({
       throw new UsageError(`--framing must be ndjson or lsp, not ${JSON.stringify(opts.framing)}`);
     }
     if (opts.stdio && opts.detach) throw new UsageError("--stdio and --detach are exclusive");
+    if (opts.stdio && opts.socket !== undefined) {
+      throw new UsageError("serve accepts only one transport: use either --stdio or --socket");
+    }
+    if (opts.socket !== undefined && !opts.socket) throw new UsageError("--socket needs a path");
     const privateDir = opts.stdio ? await Deno.makeTempDir({ prefix: "paneflow-stdio-" }) : null;
-    const path = privateDir ? `${privateDir}/paneflow.sock` : socketPath();
+    const path = privateDir ? `${privateDir}/paneflow.sock` : opts.socket ?? socketPath();
     if (opts.detach) {
       const { startDetached } = await import("./_host.ts");
       console.log(await startDetached(path));

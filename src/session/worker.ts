@@ -1,0 +1,247 @@
+/**
+ * The session side of a pane worker: for panes spawned as sessions, the
+ * transcript (and raw transcript file), ptywright's sequence, the title,
+ * snapshots, and `session.wait` evaluated where the output is parsed. A
+ * wait is checked after each batch of parsed output (one `setImmediate`
+ * after the chunks of one event-loop turn), on the program's exit and when
+ * a `screen_stable` duration can have elapsed: driven by the pane's own
+ * changes, never by polling.
+ *
+ * pane_worker.ts calls the `session*` hooks; nothing here runs for other panes.
+ *
+ * @module
+ */
+import type xterm from "@xterm/headless";
+import { PwLimits } from "../spec/ptywright.ts";
+import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./_protocol.ts";
+import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
+import { cursorOf, plainText, snapshotOf } from "./snapshot.ts";
+import { Transcript } from "./transcript.ts";
+import type { SafeRegex } from "./regex.ts";
+
+interface Wait {
+  wid: number;
+  matcher: Matcher;
+  started: number;
+  deadline: number;
+  durations: number[];
+  regexes: Map<string, SafeRegex>;
+  timer: ReturnType<typeof setTimeout> | null;
+  stableTimer: ReturnType<typeof setTimeout> | null;
+  resolve: (o: WaitOutcome) => void;
+}
+
+interface Session {
+  id: number;
+  term: xterm.Terminal;
+  transcript: Transcript;
+  sequence: number;
+  title: string | null;
+  exited: boolean;
+  /** When the sequence last moved (performance.now). */
+  changedAt: number;
+  waits: Map<number, Wait>;
+  raw: Deno.FsFile | null;
+  pixels: { width: number; height: number };
+  scheduled: boolean;
+}
+
+const sessions = new Map<number, Session>();
+const waitsById = new Map<number, { s: Session; w: Wait }>();
+
+function post(msg: SessionEvent) {
+  (self as unknown as { postMessage(m: unknown): void }).postMessage(msg);
+}
+
+/** Makes pane `id` a session (at spawn, before any output). */
+export function openSession(id: number, term: xterm.Terminal, spawn: SessionSpawn): void {
+  let raw: Deno.FsFile | null = null;
+  if (spawn.raw_path) raw = Deno.openSync(spawn.raw_path, { append: true });
+  const s: Session = {
+    id,
+    term,
+    transcript: new Transcript(spawn.transcript_max_chars),
+    sequence: 0,
+    title: null,
+    exited: false,
+    changedAt: performance.now(),
+    waits: new Map(),
+    raw,
+    pixels: { width: spawn.pixel_width, height: spawn.pixel_height },
+    scheduled: false,
+  };
+  term.onTitleChange((title) => (s.title = title));
+  sessions.set(id, s);
+}
+
+/** A chunk of output was parsed. */
+export function sessionOutput(id: number, data: Uint8Array): void {
+  const s = sessions.get(id);
+  if (!s) return;
+  s.transcript.push(data);
+  if (s.raw) {
+    try {
+      let off = 0;
+      while (off < data.length) off += s.raw.writeSync(data.subarray(off));
+    } catch {
+      // A full disk or a removed file ends raw streaming, not the session.
+      s.raw.close();
+      s.raw = null;
+    }
+  }
+  bump(s);
+}
+
+/** The terminal was resized: the sequence moves. */
+export function sessionResized(id: number): void {
+  const s = sessions.get(id);
+  if (s) bump(s);
+}
+
+/** The program exited (its output is all parsed). */
+export function sessionExited(id: number): void {
+  const s = sessions.get(id);
+  if (!s) return;
+  s.exited = true;
+  schedule(s);
+}
+
+/** The pane is gone: waits end as closed. */
+export function sessionDisposed(id: number): void {
+  const s = sessions.get(id);
+  if (!s) return;
+  sessions.delete(id);
+  for (const w of [...s.waits.values()]) finish(s, w, { ok: false, error: "closed" });
+  try {
+    s.raw?.close();
+  } catch { /* closed */ }
+}
+
+function bump(s: Session) {
+  s.sequence++;
+  s.changedAt = performance.now();
+  schedule(s);
+}
+
+function schedule(s: Session) {
+  if (s.scheduled) return;
+  s.scheduled = true;
+  setImmediate(() => {
+    s.scheduled = false;
+    if (sessions.get(s.id) !== s) return;
+    post({ ev: "session", id: s.id, sequence: s.sequence, chars: s.transcript.written, exited: s.exited });
+    for (const w of [...s.waits.values()]) check(s, w);
+  });
+}
+
+function finish(s: Session, w: Wait, outcome: WaitOutcome) {
+  if (!s.waits.delete(w.wid)) return;
+  waitsById.delete(w.wid);
+  if (w.timer) clearTimeout(w.timer);
+  if (w.stableTimer) clearTimeout(w.stableTimer);
+  w.resolve(outcome);
+}
+
+function inputOf(s: Session, stableMs: number): MatchInput {
+  let screen: string | undefined;
+  let transcript: string | undefined;
+  const c = cursorOf(s.term);
+  return {
+    screen: () => (screen ??= plainText(s.term)),
+    transcript: () => (transcript ??= s.transcript.text()),
+    cursor: { row: c.row, col: c.col },
+    exited: s.exited,
+    stableMs,
+  };
+}
+
+function matches(s: Session, w: Wait, stableMs: number): boolean {
+  try {
+    return evaluate(w.matcher, inputOf(s, stableMs), w.regexes);
+  } catch {
+    return false;
+  }
+}
+
+/** ptywright's order: the matcher, then "can no longer match after the exit", then the deadline. */
+function check(s: Session, w: Wait, atDeadline = false) {
+  const now = performance.now();
+  const quietSince = Math.max(s.changedAt, w.started);
+  if (matches(s, w, now - quietSince)) {
+    return finish(s, w, {
+      ok: true,
+      result: {
+        matched: true,
+        sequence: s.sequence,
+        elapsed_ms: Math.round(now - w.started),
+        snapshot: snapshotOf(s.term, s.sequence, s.title, s.pixels),
+        transcript_tail: s.transcript.tail(PwLimits.tailChars),
+      },
+    });
+  }
+  // After the exit nothing changes any more: if the tree cannot match even
+  // once every stability duration has passed, it never will.
+  if (s.exited && !matches(s, w, Infinity)) return finish(s, w, { ok: false, error: "closed" });
+  if (atDeadline || now >= w.deadline) return finish(s, w, { ok: false, error: "timeout" });
+  if (w.durations.length) {
+    const next = w.durations.map((d) => quietSince + d).filter((t) => t > now);
+    if (next.length) {
+      if (w.stableTimer) clearTimeout(w.stableTimer);
+      const at = Math.min(...next);
+      w.stableTimer = setTimeout(() => {
+        w.stableTimer = null;
+        if (s.waits.has(w.wid)) check(s, w);
+      }, Math.max(0, Math.ceil(at - now)));
+    }
+  }
+}
+
+function wait(s: Session, call: Extract<SessionCall, { kind: "wait" }>): Promise<WaitOutcome> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const w: Wait = {
+      wid: call.wid,
+      matcher: call.matcher,
+      started,
+      deadline: started + call.timeout_ms,
+      durations: [...new Set(stableDurations(call.matcher))],
+      regexes: new Map(),
+      timer: null,
+      stableTimer: null,
+      resolve,
+    };
+    s.waits.set(w.wid, w);
+    waitsById.set(w.wid, { s, w });
+    w.timer = setTimeout(() => {
+      w.timer = null;
+      if (s.waits.has(w.wid)) check(s, w, true);
+    }, call.timeout_ms);
+    check(s, w);
+  });
+}
+
+/** Answers one session call for pane `id`. */
+export function sessionCall(id: number, call: SessionCall): unknown {
+  if (call.kind === "cancel") {
+    const found = waitsById.get(call.wid);
+    if (found) finish(found.s, found.w, { ok: false, error: call.reason });
+    return { cancelled: !!found };
+  }
+  const s = sessions.get(id);
+  if (!s) throw new Error(`pane ${id} is not a session`);
+  switch (call.kind) {
+    case "snapshot":
+      return snapshotOf(s.term, s.sequence, s.title, s.pixels);
+    case "transcript":
+      return { text: s.transcript.text() };
+    case "output": {
+      const { text, dropped } = s.transcript.since(call.since);
+      return { text, dropped, chars: s.transcript.written, sequence: s.sequence } satisfies OutputDelta;
+    }
+    case "wait":
+      return wait(s, call);
+    case "pixels":
+      s.pixels = { width: call.width, height: call.height };
+      return null;
+  }
+}
