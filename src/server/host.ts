@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { PluginHost, type PluginOptions } from "../plugins/host.ts";
 import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
@@ -42,6 +43,8 @@ export interface HostOptions {
    * deadline; when stdin ends, the host stops.
    */
   stdio?: { framing: FramingName };
+  /** `serve --plugin` / `--allow-plugin-load` (src/plugins/). */
+  plugins?: PluginOptions;
 }
 
 /** This process's stdin and stdout as one connection. */
@@ -149,6 +152,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   });
   registry = new Registry(config, pool, bus, opts.socketPath);
   sessions = new Sessions(registry, pool);
+  const plugins = new PluginHost(sessions, pool, opts.plugins);
+  try {
+    await plugins.loadStartup(opts.plugins?.manifests ?? []);
+  } catch (e) {
+    pool.terminate();
+    throw new Error((e as Error).message);
+  }
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
 
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
@@ -174,6 +184,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         } catch { /* closed */ }
       }
       agents.dispose();
+      await plugins.dispose().catch(() => {});
       await registry.closeAll().catch(() => {});
       pool.terminate();
       for (const c of connections) {
@@ -201,6 +212,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
     sessions,
+    plugins,
   };
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
