@@ -314,6 +314,9 @@ export class Adapters {
       }
       await this._sessions.input(a.session.id, parsed.data);
     }
+    // Input is a change: the screen's echo may not have been reported yet, and a
+    // stability matcher must not fire on the screen from before the input.
+    if (plan.actions.length) a.changedAt = performance.now();
     if (plan.last_intent !== undefined) a.lastIntent = plan.last_intent === "" ? null : plan.last_intent;
   }
 

@@ -16,7 +16,7 @@
  * @module
  */
 import { classifyScreen } from "../agents/classify.ts";
-import { CLAUDE_SCREEN, claudeRegions } from "../agents/claude_screen.ts";
+import { CLAUDE_SCREEN, claudeComposer, claudeRegions } from "../agents/claude_screen.ts";
 import type { Manifest } from "./manifest.ts";
 import { PluginFailure } from "./errors.ts";
 import type { PluginRuntime } from "./runtime.ts";
@@ -224,6 +224,74 @@ function turnText(turn: string[]): string {
   return out.join("\n").trim();
 }
 
+/** Dialog anchors that end a wait whatever turn is in flight. */
+const DIALOG_ANCHOR = new RegExp(
+  TURN_ANCHORS.filter((a) => !["Approve", "Allow", "Total cost:", "Do you want to proceed"].includes(a))
+    .map((a) => a.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+);
+
+/** Whether the last `❯ ` turn of the transcript region is the turn of `prompt`. */
+function ownTurn(transcript: string[], prompt: string): string[] | null {
+  if (!prompt) return null;
+  const head = prompt.slice(0, 40).replace(/\s+/g, " ");
+  const start = transcript.findLastIndex((l) => /^❯ /.test(l));
+  if (start < 0) return null;
+  const shown = transcript.slice(start, start + 4).join(" ").replace(/^❯ /, "").replace(/\s+/g, " ");
+  if (!shown.startsWith(head.slice(0, Math.min(head.length, shown.length)))) return null;
+  return transcript.slice(start);
+}
+
+/**
+ * The `turn_settled` predicate: the turn in flight has come to rest (its
+ * prompt is on screen with no work indicator: done, interrupted or failed),
+ * or a dialog waits for an answer (not the one answered last).
+ */
+function turnSettled(input: { screen?: string; params?: { prompt?: string; answered?: string } }) {
+  const screen = input.screen ?? "";
+  const lines = screen.split("\n");
+  const bottom = lines.slice(-30).join("\n");
+  const anchor = DIALOG_ANCHOR.exec(bottom);
+  if (anchor) return { matched: true, evidence: `dialog: ${anchor[0]}` };
+  const verdict = classifyScreen(CLAUDE_SCREEN, screen);
+  if (!verdict || verdict.state === "thinking") return false;
+  if (verdict.rule === "permission_dialog") {
+    const d = permissionDialog(lines);
+    const id = d ? fnv1aHex(d.body) : "";
+    return id !== (input.params?.answered ?? "")
+      ? { matched: true, evidence: `permission dialog ${id}` }
+      : false;
+  }
+  const prompt = input.params?.prompt ?? "";
+  if (!prompt) return { matched: true, evidence: verdict.rule };
+  return ownTurn(claudeRegions(lines).transcript, prompt) ? { matched: true, evidence: verdict.rule } : false;
+}
+
+/**
+ * The `cancel_settled` predicate: the work indicator is gone and Claude Code
+ * has finished unwinding the turn: `Interrupted` in the last turn, or the
+ * interrupted prompt put back in the input box (it comes ~1 s after the
+ * spinner stops), or the turn had already ended.
+ */
+function cancelSettled(input: { screen?: string; params?: { prompt?: string } }) {
+  const screen = input.screen ?? "";
+  const verdict = classifyScreen(CLAUDE_SCREEN, screen);
+  if (verdict?.state === "thinking") return false;
+  const prompt = (input.params?.prompt ?? "").slice(0, 40);
+  if (!prompt) return { matched: true, evidence: verdict?.rule ?? "no rule" };
+  const lines = screen.split("\n");
+  const regions = claudeRegions(lines);
+  if (regions.last_turn.some((l) => /Interrupted/.test(l))) return { matched: true, evidence: "interrupted" };
+  const draft = claudeComposer(lines) ?? "";
+  if (draft.replace(/\s+/g, " ").startsWith(prompt.replace(/\s+/g, " "))) {
+    return { matched: true, evidence: "prompt put back in the input box" };
+  }
+  const own = ownTurn(regions.transcript, prompt);
+  if (own?.some((l) => MARKER.test(l.trim()) || ERROR_LINE.test(l))) {
+    return { matched: true, evidence: "turn ended" };
+  }
+  return false;
+}
+
 /** One claude-code adapter instance; keeps the last dialog and the prompt in flight. */
 export class ClaudeCodePlugin implements PluginRuntime {
   readonly exports: string[] = [
@@ -232,7 +300,13 @@ export class ClaudeCodePlugin implements PluginRuntime {
     ...INTENTS.map(([n]) => n),
     "wait_turn_matcher",
     "wait_cancel_settled_matcher",
+    "turn_settled",
+    "cancel_settled",
   ].sort();
+  /** The text in the input box at the last classify (null: none shown). */
+  #draft: string | null = null;
+  /** The dialog the last approve / deny / choose_option answered. */
+  #answered: string | null = null;
   #dialogId: string | null = null;
   #options: string[] = [];
   /** The first line of the prompt submitted last, to find its turn on screen. */
@@ -269,9 +343,16 @@ export class ClaudeCodePlugin implements PluginRuntime {
         const prompt = str("prompt");
         if (!prompt) return { actions: [], last_intent: "" };
         this.#prompt = prompt.split("\n")[0].trim();
+        // ptywright's plan starts with Enter (it clears the welcome panel). When the
+        // input box holds a draft — Claude Code puts an interrupted prompt back
+        // there — that Enter would submit the draft, so the draft is cleared
+        // instead (Ctrl+U per line, Backspace joining the lines).
+        const lines = this.#draft ? this.#draft.split("\n").length : 0;
+        const clear: PlanAction[] = [];
+        for (let i = 0; i < lines; i++) clear.push(...(i ? [key("backspace")] : []), key("ctrl_u"));
         return {
           actions: [
-            key("enter"),
+            ...(lines ? clear : [key("enter")]),
             { type: "mark_transcript", value: { label: "turn_start" } },
             { type: "stream_text", value: { text: prompt } },
             key("enter"),
@@ -302,9 +383,11 @@ export class ClaudeCodePlugin implements PluginRuntime {
             })`,
           );
         }
+        this.#answered = this.#dialogId;
         return { actions: [key("enter")] };
       }
       case "deny":
+        this.#answered = this.#dialogId;
         return { actions: [key("escape")] };
       case "choose_option": {
         const want = p.dialog_id;
@@ -330,6 +413,7 @@ export class ClaudeCodePlugin implements PluginRuntime {
         if (this.#options.length && (index < 1 || index > this.#options.length)) {
           throw new Error(`option ${index} is outside the current option range 1..${this.#options.length}`);
         }
+        this.#answered = this.#dialogId;
         return { actions: [text(String(index)), key("enter")] };
       }
       case "approve_trust":
@@ -364,6 +448,13 @@ export class ClaudeCodePlugin implements PluginRuntime {
         return { actions: [{ type: "bracketed_paste", value: path }] };
       }
       case "wait_turn_matcher": {
+        // ptywright's anchors (a dialog's text, the prompt plus a `✻ <Verb> for Ns`
+        // line) fire on the screen from before the input: Claude Code 2.1.328 in
+        // accessibility mode does not animate while it waits for the API, so the
+        // previous turn's marker, or a dialog just answered, can sit still for
+        // 300 ms. The `turn_settled` predicate asks the same questions of the
+        // turn in flight (its prompt on screen; a dialog other than the one
+        // answered). `Total cost:` stays for non-Claude programs.
         const ms = typeof p.completed_turn_stable_ms === "number" ? p.completed_turn_stable_ms : 300;
         return {
           type: "all",
@@ -371,26 +462,44 @@ export class ClaudeCodePlugin implements PluginRuntime {
             {
               type: "any",
               value: [
-                ...TURN_ANCHORS.map((a) => ({ type: "contains_text", value: a })),
                 {
-                  type: "all",
-                  value: [
-                    { type: "screen_regex", value: "(?m)^\\s*(?:>|❯).*" },
-                    { type: "screen_regex", value: "✻ \\S+ for \\d" },
-                  ],
+                  type: "lua",
+                  value: {
+                    plugin: "claude-code",
+                    predicate: "turn_settled",
+                    params: { prompt: this.#prompt ?? "", answered: this.#answered ?? "" },
+                  },
                 },
-                // Claude Code 2.1.328 ends a failed turn with an API error line and the prompt.
-                { type: "screen_regex", value: "(?m)^● (?:API Error|Request timed out)" },
+                { type: "contains_text", value: "Total cost:" },
               ],
             },
             { type: "screen_stable", value: { min_ms: ms } },
           ],
         };
       }
+      case "turn_settled":
+        return turnSettled(p as { screen?: string; params?: { prompt?: string; answered?: string } });
       case "wait_cancel_settled_matcher": {
+        // ptywright: screen_stable alone. A busy screen that does not animate
+        // (accessibility mode) is stable too, so the work indicator must be gone.
         const ms = typeof p.completed_turn_stable_ms === "number" ? p.completed_turn_stable_ms : 300;
-        return { type: "screen_stable", value: { min_ms: ms } };
+        return {
+          type: "all",
+          value: [
+            {
+              type: "lua",
+              value: {
+                plugin: "claude-code",
+                predicate: "cancel_settled",
+                params: { prompt: this.#prompt ?? "" },
+              },
+            },
+            { type: "screen_stable", value: { min_ms: ms } },
+          ],
+        };
       }
+      case "cancel_settled":
+        return cancelSettled(p as { screen?: string; params?: { prompt?: string } });
       default:
         throw new Error(`no exported function \`${fn}\``);
     }
@@ -459,6 +568,7 @@ export class ClaudeCodePlugin implements PluginRuntime {
     // Everything else: the rules `status`/`ps` use (src/agents/claude_screen.ts).
     const verdict = classifyScreen(CLAUDE_SCREEN, screen);
     const regions = claudeRegions(lines);
+    this.#draft = claudeComposer(lines) || null;
     const cancelling = ctx.last_intent === "cancelling";
     const settled = ctx.stable_ms !== undefined && ctx.stable_ms >= ctx.completed_turn_stable_ms;
     if (verdict?.rule !== "permission_dialog") {
@@ -578,15 +688,7 @@ export class ClaudeCodePlugin implements PluginRuntime {
 
   /** The last turn's lines when it is the turn of the prompt submitted last. */
   #ownTurn(transcript: string[]): string[] | null {
-    if (!this.#prompt) return null;
-    const head = this.#prompt.slice(0, 40);
-    const start = transcript.findLastIndex((l) => /^❯ /.test(l));
-    if (start < 0) return null;
-    const shown = transcript.slice(start, start + 4).join(" ").replace(/^❯ /, "").replace(/\s+/g, " ");
-    if (!shown.startsWith(head.replace(/\s+/g, " ").slice(0, Math.min(head.length, shown.length)))) {
-      return null;
-    }
-    return transcript.slice(start);
+    return this.#prompt ? ownTurn(transcript, this.#prompt) : null;
   }
 
   #status(lines: string[]): Record<string, string> | null {
