@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { ensureClaude, prepareClaudeEnv } from "./_claude.ts";
-import { waitUntil } from "./_harness.ts";
+import { ROOT, waitUntil } from "./_harness.ts";
 import { startMockAnthropic } from "./_mock_anthropic.ts";
 import { type Msg, PwClient, spawnPaneflow } from "./_pw.ts";
 
@@ -49,7 +49,8 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     const m = await c.request("adapter.turn", { adapter, send, wait: { timeout_ms } }, timeout_ms + 10_000);
     if (m.error) {
       const screen = await c.call("adapter.inspect", { adapter, redact: false });
-      throw new Error(`adapter.turn ${JSON.stringify(send)}: ${m.error.message}\n${screen.plain_text}`);
+      const log = mock.requests.map((r) => JSON.stringify({ ...r, body: undefined }).slice(0, 300)).join("\n");
+      throw new Error(`adapter.turn ${JSON.stringify(send)}: ${m.error.message}\n${screen.plain_text}\n${log}`);
     }
     return m.result;
   };
@@ -111,6 +112,14 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     assert.match(t3.state.metadata.turn.text, /Created it\./);
     await Deno.stat(`${setup.projectDir}/pf-adapter.txt`);
 
+    // An API error ends the turn with `error` and a kind.
+    mock.enqueue({ kind: "error", status: 500, type: "api_error", message: "Internal server error" });
+    const t4 = await turn(e, { intent: "send_prompt", params: { prompt: "trigger an error" } });
+    assert.equal(t4.state.state, "error", JSON.stringify(t4.state));
+    assert.equal(t4.state.evidence, "visible error banner detected");
+    assert.equal(t4.state.metadata.error.kind, "api");
+    assert.match(t4.state.metadata.error.message, /500/);
+
     // Cancel mid-turn: cancelling, then a resting state once the screen settles.
     mock.enqueue({ kind: "hold", text: "Partial answer" });
     await c.call("adapter.send", { adapter: e, intent: "send_prompt", params: { prompt: "hold on" } });
@@ -135,14 +144,6 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     assert.equal((await stateOf(e)).state, "waiting_for_user_input");
     mock.release();
 
-    // An API error ends the turn with `error` and a kind.
-    mock.enqueue({ kind: "error", status: 500, type: "api_error", message: "Internal server error" });
-    const t4 = await turn(e, { intent: "send_prompt", params: { prompt: "trigger an error" } });
-    assert.equal(t4.state.state, "error", JSON.stringify(t4.state));
-    assert.equal(t4.state.evidence, "visible error banner detected");
-    assert.equal(t4.state.metadata.error.kind, "api");
-    assert.match(t4.state.metadata.error.message, /500/);
-
     // 20 turns in a row, each with its own text.
     for (let i = 1; i <= 20; i++) {
       mock.enqueue({ kind: "text", text: `Answer number ${i}.` });
@@ -155,6 +156,48 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     const inspect = await c.call("adapter.inspect", { adapter: e });
     assert.match(inspect.body_text, /question 20/);
     assert.deepEqual(await c.call("adapter.close", { adapter: e }), { closed: true });
+
+    // The same from a shell: `paneflow adapter start claude-code ... -- <args>`, `turn --text`, `state`.
+    const { socket } = await c.call("system.identify");
+    const cli = async (args: string[]) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, ...args],
+        env: { PANEFLOW_SOCKET_PATH: socket },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return {
+        code: out.code,
+        stdout: new TextDecoder().decode(out.stdout),
+        stderr: new TextDecoder().decode(out.stderr),
+      };
+    };
+    const envArgs = Object.entries(setup.env).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
+    const st = await cli([
+      "adapter",
+      "start",
+      "claude-code",
+      "--cwd",
+      setup.projectDir,
+      "--program",
+      bin,
+      ...envArgs,
+      "--",
+      "--model",
+      "claude-sonnet-4-5",
+    ]);
+    assert.equal(st.code, 0, st.stderr);
+    const cliAdapter = JSON.parse(st.stdout).adapter;
+    await waitUntil("the CLI's adapter to be ready", async () => {
+      const r = await cli(["adapter", "state", cliAdapter]);
+      return JSON.parse(r.stdout).state.state === "waiting_for_user_input";
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+    mock.enqueue({ kind: "text", text: "Shell says hi." });
+    const tt = await cli(["adapter", "turn", cliAdapter, "say hi", "--text"]);
+    assert.equal(tt.code, 0, tt.stderr);
+    assert.equal(tt.stdout, "Shell says hi.\n");
+    assert.equal(mock.prompts().at(-1)!.prompt, "say hi");
+    assert.equal((await cli(["adapter", "close", cliAdapter])).code, 0);
   } finally {
     await s.stop();
     await mock.close();
