@@ -121,6 +121,7 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     assert.match(t4.state.metadata.error.message, /500/);
 
     // Cancel mid-turn: cancelling, then a resting state once the screen settles.
+    await waitUntil("every queued reply taken", () => mock.pending() === 0, { timeoutMs: 10_000 });
     mock.enqueue({ kind: "hold", text: "Partial answer" });
     await c.call("adapter.send", { adapter: e, intent: "send_prompt", params: { prompt: "hold on" } });
     await waitUntil("the held turn on screen", async () => {
@@ -140,6 +141,9 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
       );
     }
     const settled = settledMsg.result;
+    if (settled.state.state !== "waiting_for_user_input") {
+      console.error(mock.requests.map((r) => JSON.stringify({ ...r, body: undefined, headers: undefined })).join("\n"));
+    }
     assert.equal(settled.state.state, "waiting_for_user_input", JSON.stringify(settled.state));
     assert.equal((await stateOf(e)).state, "waiting_for_user_input");
     mock.release();

@@ -115,6 +115,13 @@ Deno.test("a Lua plugin loaded with plugin.load drives the echo TUI through the 
     assert.equal(turn.state.metadata.last, "second line");
     assert.ok(turn.state.metadata.stable_ms >= 300, "stable_ms is passed to classify after a wait");
 
+    // The adapter's pane is a pane like any other: `ls` shows it with its adapter state.
+    const panes = (await c.call("surface.list")).surfaces;
+    const pane = panes.find((p: { session?: string }) => p.session === started.session);
+    assert.equal(pane.adapter, "e1");
+    assert.equal(pane.adapter_plugin, "echo");
+    assert.equal(pane.adapter_state, "completed_turn");
+
     const inspect = await c.call("adapter.inspect", { adapter: "e1" });
     assert.equal(inspect.adapter, "e1");
     assert.equal(inspect.plugin, "echo");

@@ -37,6 +37,13 @@ export class PluginHost {
     for (const m of manifests) await this.registry.load(m);
   }
 
+  /** What `ls` shows of a session pane's adapter: its id, plugin and last classified state. */
+  describeSurface(session: string | undefined): Record<string, unknown> | undefined {
+    const a = session ? this.adapters.bySession(session) : undefined;
+    if (!a) return undefined;
+    return { adapter: a.id, adapter_plugin: a.plugin, adapter_state: a.lastState?.state ?? null };
+  }
+
   async dispose(): Promise<void> {
     await this.adapters.closeAll();
     this.registry.close();

@@ -153,6 +153,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   registry = new Registry(config, pool, bus, opts.socketPath);
   sessions = new Sessions(registry, pool);
   const plugins = new PluginHost(sessions, pool, opts.plugins);
+  registry.describeExtra = (s) => plugins.describeSurface(s.session);
   try {
     await plugins.loadStartup(opts.plugins?.manifests ?? []);
   } catch (e) {
