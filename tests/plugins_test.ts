@@ -223,6 +223,40 @@ Deno.test("sandbox: a runaway loop hits the instruction limit and the host keeps
     const missing = err(await c.request("adapter.send", { adapter, intent: "nope" }));
     assert.equal(missing.code, -32603);
     await c.call("adapter.close", { adapter });
+
+    // The `lua` matcher in session.wait: the predicate runs in the plugin registry.
+    const { session } = await c.call("session.create", { program: "/bin/sh", args: [ECHO_TUI] });
+    await c.call("session.input", { session, action: { type: "text", value: "hi there\r" } });
+    const waited = await c.call("session.wait", {
+      session,
+      matcher: {
+        type: "all",
+        value: [
+          { type: "lua", value: { plugin: "echo", predicate: "echoed", params: { text: "hi there" } } },
+          { type: "contains_text", value: "READY>" },
+        ],
+      },
+      timeout_ms: 20_000,
+    });
+    assert.equal(waited.matched, true);
+    assert.match(waited.snapshot.plain_text, /> hi there/);
+    assert.equal(typeof waited.elapsed_ms, "number");
+    const unknownPlugin = err(
+      await c.request("session.wait", {
+        session,
+        matcher: { type: "lua", value: { plugin: "nope", predicate: "x" } },
+        timeout_ms: 100,
+      }),
+    );
+    assert.deepEqual([unknownPlugin.code, unknownPlugin.message], [-32602, "unknown plugin: nope"]);
+    const never = err(
+      await c.request("session.wait", {
+        session,
+        matcher: { type: "lua", value: { plugin: "echo", predicate: "echoed", params: { text: "never" } } },
+        timeout_ms: 300,
+      }),
+    );
+    assert.equal(never.code, -32001);
   } finally {
     await s.stop();
   }

@@ -83,6 +83,14 @@ export interface Adapter {
   closed: boolean;
 }
 
+/** What a wait loop tracks of a session: when its screen last changed, its markers. */
+interface Watch {
+  session: SessionState;
+  seenSequence: number;
+  changedAt: number;
+  markers: Record<string, number>;
+}
+
 /** What a wait returns. */
 export interface WaitReturn {
   state: StateSnapshot;
@@ -96,6 +104,8 @@ export class Adapters {
   #byId = new Map<string, Adapter>();
   #waits = new Map<string, { adapter: string; abort: AbortController }>();
   #wakers = new Set<() => void>();
+  /** Change times of plain sessions waited on with a `lua` matcher. */
+  #watches = new Map<string, Watch>();
 
   constructor(
     readonly plugins: PluginRegistry,
@@ -103,7 +113,15 @@ export class Adapters {
     private readonly _pool: PanePool,
   ) {
     _sessions.onChange((s) => {
-      if (!s.adapter) return;
+      const w = this.#watches.get(s.id);
+      if (w && s.sequence !== w.seenSequence) {
+        w.seenSequence = s.sequence;
+        w.changedAt = performance.now();
+      }
+      if (!s.adapter) {
+        if (w) { for (const wake of this.#wakers) wake(); }
+        return;
+      }
       const a = this.#byId.get(s.adapter);
       if (a && s.sequence !== a.seenSequence) {
         a.seenSequence = s.sequence;
@@ -224,19 +242,26 @@ export class Adapters {
   }
 
   /** The visible screen as lines of text (what classify and the matchers read). */
-  async screen(a: Adapter): Promise<string> {
-    const rows = a.session.surface.rows;
+  screen(a: Adapter): Promise<string> {
+    return this.#screenOf(a.session);
+  }
+
+  async #screenOf(s: SessionState): Promise<string> {
     try {
-      const r = await this._pool.read(a.session.surface.id, rows, 0);
+      const r = await this._pool.read(s.surface.id, s.surface.rows, 0);
       return r.lines.join("\n");
     } catch {
       return "";
     }
   }
 
-  async #transcript(a: Adapter): Promise<string> {
+  #transcript(a: Adapter): Promise<string> {
+    return this.#transcriptOf(a.session);
+  }
+
+  async #transcriptOf(s: SessionState): Promise<string> {
     try {
-      return await this._sessions.transcript(a.session.id);
+      return await this._sessions.transcript(s.id);
     } catch {
       return "";
     }
@@ -377,24 +402,74 @@ export class Adapters {
         e instanceof PluginFailure ? e.message : `lua plugin \`${a.plugin}\` failed: ${(e as Error).message}`,
       );
     }
+    const timeout = o.timeout_ms ?? DEFAULT_WAIT_MS;
+    const { outcome, stableMs, tail } = await this.#match(a, () => a.closed, matcher, timeout, signal);
+    const state = await this.#classify(a, {
+      stableMs,
+      tail: tail ?? (await this.#transcript(a)).slice(-TAIL_CHARS),
+    });
+    return { state, matched: outcome, ...(o.wait_id !== undefined ? { wait_id: o.wait_id } : {}) };
+  }
+
+  /**
+   * `session.wait` with a `lua` matcher (the session family's worker-side
+   * matchers cannot call into plugins): the same loop as adapter waits, on
+   * the main thread, with ptywright's result.
+   */
+  async waitSession(id: string, raw: unknown, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+    let matcher: Matcher;
+    try {
+      matcher = parseMatcher(raw);
+    } catch (e) {
+      throw invalidParams(
+        (e as Error).message.replace("the plugin returned an invalid matcher", "invalid matcher"),
+      );
+    }
+    for (const p of luaPlugins(matcher)) this.plugins.get(p);
+    const session = this._sessions.get(id);
+    let w = this.#watches.get(id);
+    if (!w || w.session !== session) {
+      w = { session, seenSequence: session.sequence, changedAt: performance.now(), markers: {} };
+      this.#watches.set(id, w);
+    }
+    const started = performance.now();
+    const { tail } = await this.#match(w, () => !this._sessions.has(id), matcher, timeoutMs, signal);
+    const snapshot = await this._sessions.snapshot(id);
+    return {
+      matched: true,
+      sequence: snapshot.sequence,
+      elapsed_ms: Math.round(performance.now() - started),
+      snapshot,
+      transcript_tail: tail ?? (await this._sessions.transcript(id)).slice(-TAIL_CHARS),
+    };
+  }
+
+  /** Evaluates `matcher` until it fires; see {@link wait} for how it ends otherwise. */
+  async #match(
+    w: Watch,
+    gone: () => boolean,
+    matcher: Matcher,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<{ outcome: MatchOutcome; stableMs: number; tail: string | null }> {
     for (const p of luaPlugins(matcher)) await this.plugins.prepare(p);
     const stable = hasStable(matcher);
     const needsTranscript = usesTranscript(matcher);
-    const started = performance.now();
-    const deadline = started + (o.timeout_ms ?? DEFAULT_WAIT_MS);
+    const deadline = performance.now() + timeoutMs;
     const cancelled = () => new RpcError(PtyCode.Cancelled, PwMessage.Cancelled);
     while (true) {
       if (signal.aborted) throw cancelled();
-      if (a.closed) throw new RpcError(PtyCode.Closed, PwMessage.Closed);
-      const seqBefore = a.session.sequence;
-      const screen = await this.screen(a);
-      const tail = needsTranscript ? (await this.#transcript(a)).slice(-TAIL_CHARS) : "";
-      if (a.session.sequence !== a.seenSequence) {
-        a.seenSequence = a.session.sequence;
-        a.changedAt = performance.now();
+      if (gone()) throw new RpcError(PtyCode.Closed, PwMessage.Closed);
+      const s = w.session;
+      const seqBefore = s.sequence;
+      const screen = await this.#screenOf(s);
+      const tail = needsTranscript ? (await this.#transcriptOf(s)).slice(-TAIL_CHARS) : "";
+      if (s.sequence !== w.seenSequence) {
+        w.seenSequence = s.sequence;
+        w.changedAt = performance.now();
       }
-      const stableMs = a.session.sequence === seqBefore ? performance.now() - a.changedAt : 0;
-      const exited = a.session.exited;
+      const stableMs = s.sequence === seqBefore ? performance.now() - w.changedAt : 0;
+      const exited = s.exited;
       const outcome = evaluate(matcher, {
         screen,
         transcript: tail,
@@ -405,21 +480,15 @@ export class Adapters {
           this.plugins.predicate(plugin, predicate, {
             screen,
             transcript: tail,
-            sequence: a.session.sequence,
+            sequence: s.sequence,
             stable_ms: Math.round(stableMs),
             process_exited: exited,
-            markers: { ...a.markers },
-            cursor: a.session.chars,
+            markers: { ...w.markers },
+            cursor: s.chars,
             params: p,
           }),
       });
-      if (outcome) {
-        const state = await this.#classify(a, {
-          stableMs,
-          tail: needsTranscript ? tail : (await this.#transcript(a)).slice(-TAIL_CHARS),
-        });
-        return { state, matched: outcome, ...(o.wait_id !== undefined ? { wait_id: o.wait_id } : {}) };
-      }
+      if (outcome) return { outcome, stableMs, tail: needsTranscript ? tail : null };
       if (exited && !stable) throw new RpcError(PtyCode.Closed, PwMessage.Closed);
       const now = performance.now();
       if (now >= deadline) throw new RpcError(PtyCode.Timeout, PwMessage.Timeout);

@@ -61,6 +61,19 @@ export function parseMatcher(raw: unknown): Matcher {
   return r.data;
 }
 
+/** Whether an unvalidated tree holds a `lua` node (bounded walk). */
+export function hasLua(raw: unknown): boolean {
+  const stack: unknown[] = [raw];
+  for (let n = 0; stack.length && n < 4096; n++) {
+    const v = stack.pop();
+    if (!v || typeof v !== "object") continue;
+    const o = v as Record<string, unknown>;
+    if (o.type === "lua") return true;
+    if ((o.type === "any" || o.type === "all") && Array.isArray(o.value)) stack.push(...o.value);
+  }
+  return false;
+}
+
 /** Whether the tree waits on stability (a program that exited can still satisfy it). */
 export function hasStable(m: Matcher): boolean {
   if (m.type === "screen_stable") return true;
