@@ -20,10 +20,13 @@ export type Msg = {
 /** One protocol connection. */
 export class PwClient {
   messages: Msg[] = [];
+  /** When each message's last byte arrived (wall-clock ms), parallel to {@link messages}. */
+  arrivals: number[] = [];
   #raw = new Uint8Array(0);
   #waiters: (() => void)[] = [];
   #nextId = 1000;
   #reader: Promise<void>;
+  #at = 0;
 
   constructor(
     private readonly _write: (b: Uint8Array) => Promise<void>,
@@ -33,6 +36,7 @@ export class PwClient {
   ) {
     this.#reader = (async () => {
       for await (const chunk of readable) {
+        this.#at = performance.timeOrigin + performance.now();
         const next = new Uint8Array(this.#raw.length + chunk.length);
         next.set(this.#raw);
         next.set(chunk, this.#raw.length);
@@ -61,6 +65,7 @@ export class PwClient {
         this.#raw = this.#raw.subarray(start + Number(m[1]));
       }
       this.messages.push(JSON.parse(new TextDecoder().decode(body)));
+      this.arrivals.push(this.#at);
     }
   }
 

@@ -140,7 +140,7 @@ Deno.test("build: refuses an --out outside the project or not its own", async ()
   const source = await buildTask(["--out", `${ROOT}src`]);
   assert.equal(source.code, 2);
   assert.match(source.stderr, /src is not empty and holds no earlier build; refusing to empty it/);
-  assert.ok((await Deno.stat(`${ROOT}src/client.ts`)).isFile);
+  assert.ok((await Deno.stat(`${ROOT}src/client/client.ts`)).isFile);
   const file = await buildTask(["--out", `${ROOT}deno.json`]);
   assert.equal(file.code, 2);
   assert.match(file.stderr, /^build: \S*deno\.json is a file, not a directory\n$/);

@@ -255,3 +255,52 @@ Deno.test("notifications: response first, then changed/output/exited; off→on s
     assert.equal((await h.stop()).code, 0);
   }
 });
+
+Deno.test("notifications: a sessions filter scopes the stream; dropped:true when the bound evicted output", async () => {
+  const h = await startStdio();
+  try {
+    const c = h.client;
+    const quiet =
+      (await c.call("session.create", { program: "/bin/sh", args: ["-c", "read x; echo quiet-$x"] }))
+        .session;
+    const loud = (await c.call("session.create", {
+      program: "/bin/sh",
+      // One write of ~1.6 KB: whatever the polls' timing, one delta outgrows the 200-character bound.
+      args: [
+        "-c",
+        'read x; out=$(yes line-xxxxxxxxxxxxxxxxxxxxxxxxxx | head -50); printf "%s\\ndone-%s\\n" "$out" "$x"',
+      ],
+      transcript_max_chars: 200,
+    })).session;
+    assert.deepEqual(await c.call("server.set_notifications", { enabled: true, sessions: [loud] }), {
+      enabled: true,
+      sessions: [loud],
+    });
+    const from = c.messages.length;
+    await c.call("session.input", { session: quiet, action: { type: "text", value: "a\n" } });
+    await c.send({
+      jsonrpc: "2.0",
+      id: "w",
+      method: "session.input",
+      params: { session: loud, action: { type: "text", value: "b\n" } },
+    });
+    await c.next((m) => m.id === "w", 10000, from);
+    await c.call("session.wait", {
+      session: loud,
+      matcher: {
+        type: "all",
+        value: [{ type: "process_exited" }, { type: "screen_stable", value: { min_ms: 50 } }],
+      },
+    });
+    await c.call("session.wait", { session: quiet, matcher: { type: "process_exited" } });
+    await c.call("session.list");
+    const notes = c.messages.slice(from).filter((m) => m.method);
+    assert.ok(notes.length > 0);
+    assert.ok(notes.every((m) => m.params!.session === loud), JSON.stringify(notes).slice(0, 500));
+    const outputs = notes.filter((m) => m.method === "session.output");
+    assert.ok(outputs.some((m) => m.params!.dropped === true), JSON.stringify(outputs).slice(0, 800));
+    assert.ok(outputs.some((m) => String(m.params!.output).includes("done-b")));
+  } finally {
+    await h.stop();
+  }
+});

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Config } from "../spec/config.ts";
-import type { AgentTracker } from "./agents.ts";
+import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "./pane_pool.ts";
 import type { Registry } from "./registry.ts";
 import type { Sessions } from "../session/mod.ts";

@@ -30,6 +30,7 @@ import { z } from "zod";
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 import { describeZodError, gatedMethods, type Method, methods } from "../spec/protocol.ts";
 import { RpcError } from "../errors.ts";
+import type { Request, Response } from "../wire/envelope.ts";
 import { type Connection, internalConnection } from "./connection.ts";
 import { gateOpen, type HostContext } from "./context.ts";
 import { ai } from "./methods/ai.ts";
@@ -42,11 +43,7 @@ import { isPtywrightMethod } from "../spec/ptywright.ts";
 import { callPtywright } from "./methods/ptywright.ts";
 
 export type { HostContext } from "./context.ts";
-
-/** A JSON-RPC response object. */
-export type Response =
-  | { jsonrpc: "2.0"; id: unknown; result: unknown }
-  | { jsonrpc: "2.0"; id: unknown; error: { code: number; message: string; data?: unknown } };
+export { parseEnvelope, type Request, type Response } from "../wire/envelope.ts";
 
 /** Every method's handler, one family per namespace. */
 const handlers: Handlers = { ...system, ...workspace, ...surface, ...fleet, ...ai };
@@ -55,39 +52,6 @@ function gateMessage(method: string, gate: "send" | "keystroke"): string {
   return gate === "send"
     ? `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment or set "ai_unrestricted": true in the config`
     : `${method} is gated: start the host with PANEFLOW_IPC_SCRIPTING=1 in its environment`;
-}
-
-/** A validated request, ready to run. */
-export interface Request {
-  id: unknown;
-  method: string;
-  params: unknown;
-  notification: boolean;
-}
-
-/** Checks the JSON-RPC envelope; returns an error response when it is bad. */
-export function parseEnvelope(value: unknown): Request | Response {
-  const bad = (message: string, id: unknown = null): Response => ({
-    jsonrpc: "2.0",
-    id,
-    error: { code: ErrorCode.InvalidRequest, message },
-  });
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return bad("Invalid request: expected a JSON-RPC 2.0 object");
-  }
-  const v = value as Record<string, unknown>;
-  const id = v.id;
-  const idOk = id === undefined || id === null || typeof id === "string" ||
-    (typeof id === "number" && Number.isFinite(id));
-  if (!idOk) return bad(`Invalid request: "id" must be a string, number or null`);
-  if (v.jsonrpc !== "2.0") return bad(`Invalid request: "jsonrpc" must be "2.0"`, id ?? null);
-  if (typeof v.method !== "string" || !v.method) {
-    return bad(`Invalid request: "method" must be a non-empty string`, id ?? null);
-  }
-  if (v.params !== undefined && v.params !== null && typeof v.params !== "object") {
-    return bad(`Invalid request: "params" must be an object`, id ?? null);
-  }
-  return { id: id ?? null, method: v.method, params: v.params ?? {}, notification: id === undefined };
 }
 
 /** Runs one request and builds its response; never throws. */

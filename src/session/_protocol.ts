@@ -71,7 +71,8 @@ export interface WaitResult {
 
 /** How a wait ended in the worker. */
 export type WaitOutcome =
-  | { ok: true; result: WaitResult }
+  /** `json`: the {@link WaitResult} as JSON text (built once, in the worker). */
+  | { ok: true; json: string }
   | { ok: false; error: "timeout" | "closed" | "cancelled" };
 
 /** Result of the `output` call. */

@@ -16,7 +16,7 @@
  * const sessions: Sessions = ctx.sessions!;
  * const s = await sessions.create({ program: "/bin/sh", args: ["-lc", "cat"], rows: 40, cols: 120 });
  * await sessions.input(s.id, { type: "text", value: "hi\n" });          // every seed-003 action
- * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult, or RpcError
+ * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult (waitJson: text), or RpcError
  * //   -32001 timeout, -32002 closed / can no longer match, -32005 cancelled (cancel: opts.signal)
  * const snap = await sessions.snapshot(s.id);                          // unredacted ScreenSnapshot
  * const text = await sessions.transcript(s.id);                        // unredacted transcript
@@ -151,6 +151,10 @@ export class Sessions {
     }
     const rows = o.rows ?? PwLimits.rows;
     const cols = o.cols ?? PwLimits.cols;
+    // node-pty forks before it execs: a program that cannot run would "start" and exit 1.
+    if (!findProgram(o.program, o.env?.PATH ?? Deno.env.get("PATH") ?? "", o.cwd)) {
+      throw new RpcError(PwError.Internal, `cannot start \`${o.program}\`: no such executable file`);
+    }
     if (o.raw_transcript_path) await openRaw(o.raw_transcript_path, o.raw_transcript_append ?? false);
     const id = `s${this.#next++}`;
     const nameFree = ![...this._registry.surfaces.values()].some((p) => p.name === id);
@@ -288,7 +292,12 @@ export class Sessions {
   }
 
   /** The parsed screen, unredacted. */
-  snapshot(id: string): Promise<ScreenSnapshot> {
+  async snapshot(id: string): Promise<ScreenSnapshot> {
+    return JSON.parse(await this.snapshotJson(id));
+  }
+
+  /** The parsed screen as JSON text, unredacted (as the worker wrote it). */
+  snapshotJson(id: string): Promise<string> {
     return this.#ask(id, { kind: "snapshot" });
   }
 
@@ -319,6 +328,11 @@ export class Sessions {
    * aborts.
    */
   async wait(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
+    return JSON.parse(await this.waitJson(id, matcher, timeoutMs, signal));
+  }
+
+  /** {@link wait}, with the result as JSON text (as the worker wrote it). */
+  async waitJson(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<string> {
     const s = this.get(id);
     const wid = ++this.#wid;
     const onAbort = () =>
@@ -340,7 +354,7 @@ export class Sessions {
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
-    if (outcome.ok) return outcome.result;
+    if (outcome.ok) return outcome.json;
     if (outcome.error === "timeout") throw new RpcError(PwError.Timeout, PwMessage.Timeout);
     if (outcome.error === "cancelled") throw new RpcError(PwError.Cancelled, PwMessage.Cancelled);
     throw closed();
@@ -372,6 +386,22 @@ export function actionBytes(action: Action): string {
     default:
       return "";
   }
+}
+
+/** Whether `program` names an executable file (a path, or a name found on `path`). */
+function findProgram(program: string, path: string, cwd?: string): boolean {
+  const executable = (file: string) => {
+    try {
+      const info = Deno.statSync(file);
+      return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes("/")) {
+    return executable(program.startsWith("/") || !cwd ? program : `${cwd}/${program}`);
+  }
+  return path.split(":").some((dir) => dir && executable(`${dir}/${program}`));
 }
 
 /**

@@ -44,6 +44,86 @@ function styleOf(c: BufferCell): CellStyle {
   };
 }
 
+const styleJson = new Map<number, Map<number, string>>();
+const styleJsonSlow = new Map<string, string>();
+
+/**
+ * A cell's style as JSON, cached per distinct style: keyed by xterm's packed
+ * attribute words (`fg`, `bg`: colour, mode and flags) where the cell has
+ * them, else by the values read through the public API.
+ */
+function styleJsonOf(c: BufferCell): string {
+  const packed = c as unknown as { fg?: number; bg?: number };
+  if (typeof packed.fg === "number" && typeof packed.bg === "number") {
+    let row = styleJson.get(packed.fg);
+    if (!row) styleJson.set(packed.fg, row = new Map());
+    let json = row.get(packed.bg);
+    if (json === undefined) {
+      json = JSON.stringify(styleOf(c));
+      if (row.size < 1024) row.set(packed.bg, json);
+    }
+    return json;
+  }
+  const key =
+    `${c.getFgColorMode()}:${c.getFgColor()}:${c.getBgColorMode()}:${c.getBgColor()}:${c.isBold()}${c.isDim()}${c.isItalic()}${c.isUnderline()}${c.isInverse()}`;
+  let json = styleJsonSlow.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(styleOf(c));
+    if (styleJsonSlow.size < 4096) styleJsonSlow.set(key, json);
+  }
+  return json;
+}
+
+const DEFAULT_STYLE_JSON = JSON.stringify(DEFAULT_STYLE);
+/** A cell's text that needs no JSON escaping (no quote, backslash or control character). */
+function plain(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+/**
+ * The snapshot as JSON text, built directly: a full 24x80 snapshot is ~2,000
+ * cell objects, and building them then serializing (or structured-cloning
+ * them to the main thread) costs several times more than this.
+ */
+export function snapshotJson(
+  term: Term,
+  sequence: number,
+  title: string | null,
+  pixels: { width: number; height: number },
+): string {
+  const buf = term.buffer.active;
+  const parts: string[] = [];
+  let cell: BufferCell | undefined;
+  for (let y = 0; y < term.rows; y++) {
+    const line = buf.getLine(buf.baseY + y);
+    for (let x = 0; x < term.cols; x++) {
+      cell = line?.getCell(x, cell);
+      if (!cell) {
+        parts.push(
+          `{"row":${y},"col":${x},"text":"","wide":false,"wide_continuation":false,"style":${DEFAULT_STYLE_JSON}}`,
+        );
+        continue;
+      }
+      const chars = cell.getChars();
+      const width = cell.getWidth();
+      parts.push(
+        `{"row":${y},"col":${x},"text":${plain(chars) ? `"${chars}"` : JSON.stringify(chars)},"wide":${
+          width === 2
+        },"wide_continuation":${width === 0},"style":${styleJsonOf(cell)}}`,
+      );
+    }
+  }
+  const head = snapshotOf(term, sequence, title, pixels, false);
+  const { cells: _cells, ...rest } = head;
+  const json = JSON.stringify(rest);
+  // `cells` goes where ptywright puts it: after plain_text.
+  return json.replace(/,"alternate_screen":/, `,"cells":[${parts.join(",")}],"alternate_screen":`);
+}
+
 /** The visible rows as vt100's `contents()` gives them. */
 export function plainText(term: Term): string {
   const buf = term.buffer.active;

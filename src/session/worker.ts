@@ -15,7 +15,7 @@ import type xterm from "@xterm/headless";
 import { PwLimits } from "../spec/ptywright.ts";
 import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./_protocol.ts";
 import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
-import { cursorOf, plainText, snapshotOf } from "./snapshot.ts";
+import { cursorOf, plainText, snapshotJson } from "./snapshot.ts";
 import { Transcript } from "./transcript.ts";
 import type { SafeRegex } from "./regex.ts";
 
@@ -44,6 +44,8 @@ interface Session {
   raw: Deno.FsFile | null;
   pixels: { width: number; height: number };
   scheduled: boolean;
+  /** When waits were last checked (performance.now). */
+  checkedAt: number;
 }
 
 const sessions = new Map<number, Session>();
@@ -69,6 +71,7 @@ export function openSession(id: number, term: xterm.Terminal, spawn: SessionSpaw
     raw,
     pixels: { width: spawn.pixel_width, height: spawn.pixel_height },
     scheduled: false,
+    checkedAt: -Infinity,
   };
   term.onTitleChange((title) => (s.title = title));
   sessions.set(id, s);
@@ -123,15 +126,28 @@ function bump(s: Session) {
   schedule(s);
 }
 
+/** Checks within this many ms of the last check wait for the end of the turn (a flood). */
+const CHECK_SPACING_MS = 2;
+
+/**
+ * Reports the change and checks the waits: at once when the session was
+ * quiet (a prompt's output is answered without another event-loop turn),
+ * else once after the chunks of this turn have been parsed.
+ */
 function schedule(s: Session) {
   if (s.scheduled) return;
+  if (performance.now() - s.checkedAt >= CHECK_SPACING_MS) return flush(s);
   s.scheduled = true;
   setImmediate(() => {
     s.scheduled = false;
-    if (sessions.get(s.id) !== s) return;
-    post({ ev: "session", id: s.id, sequence: s.sequence, chars: s.transcript.written, exited: s.exited });
-    for (const w of [...s.waits.values()]) check(s, w);
+    if (sessions.get(s.id) === s) flush(s);
   });
+}
+
+function flush(s: Session) {
+  s.checkedAt = performance.now();
+  post({ ev: "session", id: s.id, sequence: s.sequence, chars: s.transcript.written, exited: s.exited });
+  for (const w of [...s.waits.values()]) check(s, w);
 }
 
 function finish(s: Session, w: Wait, outcome: WaitOutcome) {
@@ -168,15 +184,13 @@ function check(s: Session, w: Wait, atDeadline = false) {
   const now = performance.now();
   const quietSince = Math.max(s.changedAt, w.started);
   if (matches(s, w, now - quietSince)) {
+    const snapshot = snapshotJson(s.term, s.sequence, s.title, s.pixels);
+    const tail = JSON.stringify(s.transcript.tail(PwLimits.tailChars));
     return finish(s, w, {
       ok: true,
-      result: {
-        matched: true,
-        sequence: s.sequence,
-        elapsed_ms: Math.round(now - w.started),
-        snapshot: snapshotOf(s.term, s.sequence, s.title, s.pixels),
-        transcript_tail: s.transcript.tail(PwLimits.tailChars),
-      },
+      json: `{"matched":true,"sequence":${s.sequence},"elapsed_ms":${
+        Math.round(now - w.started)
+      },"snapshot":${snapshot},"transcript_tail":${tail}}`,
     });
   }
   // After the exit nothing changes any more: if the tree cannot match even
@@ -231,7 +245,7 @@ export function sessionCall(id: number, call: SessionCall): unknown {
   if (!s) throw new Error(`pane ${id} is not a session`);
   switch (call.kind) {
     case "snapshot":
-      return snapshotOf(s.term, s.sequence, s.title, s.pixels);
+      return snapshotJson(s.term, s.sequence, s.title, s.pixels);
     case "transcript":
       return { text: s.transcript.text() };
     case "output": {

@@ -70,7 +70,7 @@ export const PwLimits = {
   /** `transcript_tail` of a wait result, in characters. */
   tailChars: 16_384,
   /** One input action's payload, in bytes of UTF-8. */
-  inputMaxBytes: 1024 * 1024,
+  inputMaxBytes: 512 * 1024,
   /** Deepest matcher tree, and most nodes in one. */
   matcherDepth: 64,
   matcherNodes: 1024,

@@ -1,4 +1,4 @@
-import { Client } from "../client.ts";
+import { Client } from "../client/client.ts";
 import { CliFailure, UsageError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
 import { ExitCode } from "../spec/codes.ts";
@@ -61,7 +61,7 @@ export default defineVerb({
     let plan;
     try {
       // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
-      const { planPanes } = await import("../server/up.ts");
+      const { planPanes } = await import("../up/apply.ts");
       const baseEnv = { ...Deno.env.toObject(), ...config.terminal.env };
       plan = (await parseFlowToml(text, {
         path: file,
@@ -119,7 +119,7 @@ export default defineVerb({
     let tempDir: string | null = null;
     if (existing) existing.close();
     else if (opts["keep-host"]) {
-      const { startDetached } = await import("./_host.ts");
+      const { startDetached } = await import("../client/autostart.ts");
       await startDetached(path, { shared: true });
       if (!opts.json) {
         console.error(`paneflow: no host answered; started one on ${path} that keeps running after the flow`);

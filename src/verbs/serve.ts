@@ -65,7 +65,7 @@ export default defineVerb({
     const privateDir = opts.stdio ? await Deno.makeTempDir({ prefix: "paneflow-stdio-" }) : null;
     const path = privateDir ? `${privateDir}/paneflow.sock` : opts.socket ?? socketPath();
     if (opts.detach) {
-      const { startDetached } = await import("./_host.ts");
+      const { startDetached } = await import("../client/autostart.ts");
       console.log(await startDetached(path));
       return 0;
     }

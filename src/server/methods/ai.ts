@@ -4,7 +4,7 @@
  * @module
  */
 import type { HostContext } from "../context.ts";
-import type { HookFrame } from "../agents.ts";
+import type { HookFrame } from "../../agents/tracker.ts";
 import type { FamilyHandlers } from "./_types.ts";
 
 function hook(ctx: HostContext, method: string, frame: HookFrame) {

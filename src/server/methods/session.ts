@@ -10,6 +10,7 @@ import { hasLua } from "../../plugins/matcher.ts";
 import type { ScreenSnapshot } from "../../session/_protocol.ts";
 import { type Policy, policyOf, redact } from "../../session/redact.ts";
 import { type PwHandlers, sessionsOf } from "./_ptywright.ts";
+import { RawJson } from "../../wire/raw_json.ts";
 
 type SessionMethod =
   | "session.create"
@@ -75,7 +76,8 @@ export const sessionMethods: PwHandlers<SessionMethod> = {
   "session.snapshot": async (ctx, p) => {
     // The policy is checked before the session, as ptywright does.
     const policy = policyOf(p.redact, p.redaction);
-    return redactSnapshot(await sessionsOf(ctx).snapshot(p.session), policy);
+    const json = await sessionsOf(ctx).snapshotJson(p.session);
+    return policy ? redactSnapshot(JSON.parse(json), policy) : new RawJson(json);
   },
   "session.transcript": async (ctx, p) => {
     const policy = policyOf(p.redact, p.redaction);
@@ -104,7 +106,10 @@ export const sessionMethods: PwHandlers<SessionMethod> = {
     const abort = new AbortController();
     const off = conn.onClose(() => abort.abort());
     try {
-      return await sessions.wait(p.session, matcher, p.timeout_ms ?? PwLimits.waitTimeoutMs, abort.signal);
+      // Not redacted (as ptywright): the worker's JSON goes out as it is.
+      return new RawJson(
+        await sessions.waitJson(p.session, matcher, p.timeout_ms ?? PwLimits.waitTimeoutMs, abort.signal),
+      );
     } finally {
       off();
     }

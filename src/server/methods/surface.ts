@@ -6,11 +6,11 @@
 import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../../spec/codes.ts";
 import { RpcError } from "../../errors.ts";
 import type { HostContext } from "../context.ts";
-import { defang, fence } from "../fence.ts";
+import { defang, fence } from "../../agents/fence.ts";
 import { keyBytes } from "../keys.ts";
 import type { Surface } from "../registry.ts";
-import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../submit.ts";
-import { splitWithWorktree } from "../up.ts";
+import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
+import { splitWithWorktree } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { workspaceUp } from "../up.ts";
+import { workspaceUp } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
 
 /** The `workspace.*` handlers. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { programProblem, setupScript, shQuote } from "./up.ts";
+import { programProblem, setupScript, shQuote } from "./apply.ts";
 
 async function sh(script: string): Promise<{ code: number; out: string }> {
   const r = await new Deno.Command("/bin/sh", { args: ["-c", script], stdout: "piped", stderr: "piped" })

@@ -24,9 +24,9 @@ import {
   type WorkspaceSpec,
 } from "../spec/workspace.ts";
 import { allocatePorts } from "./ports.ts";
-import { foreground } from "./proc.ts";
-import type { PaneOptions, Surface, Workspace } from "./registry.ts";
-import type { HostContext } from "./context.ts";
+import { foreground } from "../server/proc.ts";
+import type { PaneOptions, Surface, Workspace } from "../server/registry.ts";
+import type { HostContext } from "../server/context.ts";
 import {
   createWorktree,
   planWorktree,
