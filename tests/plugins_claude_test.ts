@@ -49,8 +49,12 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     const m = await c.request("adapter.turn", { adapter, send, wait: { timeout_ms } }, timeout_ms + 10_000);
     if (m.error) {
       const screen = await c.call("adapter.inspect", { adapter, redact: false });
-      const log = mock.requests.map((r) => JSON.stringify({ ...r, body: undefined }).slice(0, 300)).join("\n");
-      throw new Error(`adapter.turn ${JSON.stringify(send)}: ${m.error.message}\n${screen.plain_text}\n${log}`);
+      const log = mock.requests.map((r) => JSON.stringify({ ...r, body: undefined }).slice(0, 300)).join(
+        "\n",
+      );
+      throw new Error(
+        `adapter.turn ${JSON.stringify(send)}: ${m.error.message}\n${screen.plain_text}\n${log}`,
+      );
     }
     return m.result;
   };
@@ -142,7 +146,9 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     }
     const settled = settledMsg.result;
     if (settled.state.state !== "waiting_for_user_input") {
-      console.error(mock.requests.map((r) => JSON.stringify({ ...r, body: undefined, headers: undefined })).join("\n"));
+      console.error(
+        mock.requests.map((r) => JSON.stringify({ ...r, body: undefined, headers: undefined })).join("\n"),
+      );
     }
     assert.equal(settled.state.state, "waiting_for_user_input", JSON.stringify(settled.state));
     assert.equal((await stateOf(e)).state, "waiting_for_user_input");

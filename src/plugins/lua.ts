@@ -22,7 +22,7 @@ import { LuaEventMasks, LuaFactory } from "wasmoon";
 import type { LuaEngine } from "wasmoon";
 import type { Manifest } from "./manifest.ts";
 import { PluginFailure } from "./errors.ts";
-import type { Budget, PluginRuntime } from "./runtime.ts";
+import type { Budget, PluginRuntime } from "./types.ts";
 
 const HOOK_EVERY = 10_000;
 let factory: LuaFactory | null = null;

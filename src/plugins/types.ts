@@ -106,3 +106,30 @@ export function toPlan(raw: unknown): ActionPlan {
   if (typeof raw.last_intent === "string") plan.last_intent = raw.last_intent;
   return plan;
 }
+
+/** Limits every call into plugin code runs under. */
+export interface Budget {
+  /** Lua VM instructions per call (ptywright: 5,000,000). */
+  instructions: number;
+  /** Wall-clock milliseconds per call (ptywright: 5000). */
+  wallMs: number;
+  /** Bytes the VM may allocate in all. */
+  memoryBytes: number;
+}
+
+/** ptywright's limits. */
+export const DEFAULT_BUDGET: Budget = {
+  instructions: 5_000_000,
+  wallMs: 5000,
+  memoryBytes: 64 * 1024 * 1024,
+};
+
+/** A loaded plugin's code: a table of exported functions taking and returning JSON-like values. */
+export interface PluginRuntime {
+  /** Names of the exported functions, sorted. */
+  readonly exports: string[];
+  /** Calls an export with one argument; throws {@link PluginFailure} on any failure. */
+  call(fn: string, arg: unknown): unknown;
+  /** Frees the VM. */
+  close(): void;
+}

@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.ts";
-import { withClient } from "../client.ts";
+import { withClient } from "../client/client.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
