@@ -11,6 +11,7 @@ import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "./pane_pool.ts";
 import type { Registry } from "./registry.ts";
 import type { Sessions } from "../session/mod.ts";
+import type { PluginHost } from "../plugins/host.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -27,6 +28,8 @@ export interface HostContext {
   log?: (line: string) => void;
   /** ptywright sessions (src/session/); absent in hosts built without them. */
   sessions?: Sessions;
+  /** Plugins and adapters (src/plugins/); absent in hosts built without them. */
+  plugins?: PluginHost;
 }
 
 /** Whether a gated family of methods is open on this host. */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { PluginHost, type PluginOptions } from "../plugins/host.ts";
 import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
@@ -45,6 +46,8 @@ export interface HostOptions {
    * deadline; when stdin ends, the host stops.
    */
   stdio?: { framing: FramingName };
+  /** `serve --plugin` / `--allow-plugin-load` (src/plugins/). */
+  plugins?: PluginOptions;
 }
 
 /** This process's stdin and stdout as one connection. */
@@ -152,6 +155,14 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   });
   registry = new Registry(config, pool, bus, opts.socketPath);
   sessions = new Sessions(registry, pool);
+  const plugins = new PluginHost(sessions, pool, opts.plugins);
+  registry.describeExtra = (s) => plugins.describeSurface(s.session);
+  try {
+    await plugins.loadStartup(opts.plugins?.manifests ?? []);
+  } catch (e) {
+    pool.terminate();
+    throw new Error((e as Error).message);
+  }
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
   const guard = await HostGuard.start({
     socketPath: opts.socketPath,
@@ -184,6 +195,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         } catch { /* closed */ }
       }
       agents.dispose();
+      await plugins.dispose().catch(() => {});
       // Every pane closed (SIGHUP), then SIGKILL to what outlives it by terminal.kill_grace_ms.
       await guard.stop(() => registry.closeAll().catch(() => {}));
       pool.terminate();
@@ -212,6 +224,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
     sessions,
+    plugins,
   };
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,

@@ -454,8 +454,12 @@ export class Registry {
       exit_code: s.exit?.exit_code ?? null,
       exit_signal: s.exit?.signal || null,
       ...(s.session ? { session: s.session } : {}),
+      ...this.describeExtra?.(s),
     };
   }
+
+  /** Fields other services add to a pane's description (plugins: its adapter and state). */
+  describeExtra?: (s: Surface) => Record<string, unknown> | undefined;
 
   /** The public description of a workspace (`workspace.list` item). */
   describeWorkspace(ws: Workspace) {

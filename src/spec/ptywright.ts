@@ -52,7 +52,8 @@ export const PW_NOTIFICATIONS = ["session.changed", "session.output", "session.e
 
 /** The namespaces the family answers (an unknown method in them gets ptywright's text). */
 export function isPtywrightMethod(method: string): boolean {
-  return method.startsWith("server.") || method.startsWith("session.");
+  return method.startsWith("server.") || method.startsWith("session.") || method.startsWith("adapter.") ||
+    method.startsWith("plugin.");
 }
 
 /** Defaults and limits. */

@@ -117,6 +117,8 @@ export const verbs: VerbEntry[] = [
     load: () => dyn("ai_hook"),
   },
   { name: "mcp", summary: "Serve the MCP bridge, or install it", heavy: true, load: () => dyn("mcp") },
+  { name: "adapter", summary: "Drive an agent through an adapter plugin", load: () => dyn("adapter") },
+  { name: "plugin", summary: "List, describe or validate adapter plugins", heavy: true, load: () => dyn("plugin") },
   {
     name: "api",
     summary: "Call a JSON-RPC method, or print the protocol schema",

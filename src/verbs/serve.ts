@@ -16,6 +16,9 @@ export default defineVerb({
     "of its own in a fresh temp directory (system.identify names it; panes get it as",
     "PANEFLOW_SOCKET_PATH), that stops when stdin ends.",
     "",
+    "--plugin <manifest> loads an adapter plugin at start (repeatable); --allow-plugin-load",
+    "lets clients load and unload plugins (plugin.load / plugin.unload, docs/plugins.md).",
+    "",
     "--socket <path> runs the host on that socket instead of the default one. Every",
     "transport also speaks ptywright's server.* / session.* protocol (docs/ptywright.md).",
   ].join("\n"),
@@ -36,6 +39,16 @@ export default defineVerb({
       type: "string",
       value: "<file>",
       description: "Append the host's log to a file instead of stderr",
+    },
+    plugin: {
+      type: "string",
+      value: "<manifest>",
+      multiple: true,
+      description: "Load a trusted-local adapter plugin at start (docs/plugins.md)",
+    },
+    "allow-plugin-load": {
+      type: "boolean",
+      description: "Let clients call plugin.load / plugin.unload",
     },
   },
   positionals: [],
@@ -70,7 +83,13 @@ export default defineVerb({
     try {
       let host;
       try {
-        host = await startHost({ socketPath: path, signals: true, log, stdio });
+        host = await startHost({
+          socketPath: path,
+          signals: true,
+          log,
+          stdio,
+          plugins: { manifests: opts.plugin, allowLoad: opts["allow-plugin-load"] },
+        });
       } catch (e) {
         // A bad config, a live host on the path, a path too long: the user's to fix,
         // not an internal error. The log line lets `serve --detach` report it.

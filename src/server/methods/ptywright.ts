@@ -14,6 +14,7 @@ import type { HostContext } from "../context.ts";
 import { existingNotifications, type PwHandler } from "./_ptywright.ts";
 import { serverMethods } from "./server.ts";
 import { sessionMethods } from "./session.ts";
+import { callPlugins, isPluginMethod } from "./plugins.ts";
 
 const table: Record<string, PwHandler<PwMethod>> = { ...serverMethods, ...sessionMethods } as never;
 
@@ -24,6 +25,17 @@ export async function callPtywright(
   params: unknown,
   conn: Connection,
 ): Promise<unknown> {
+  if (isPluginMethod(method)) {
+    conn.keepAlive = true;
+    if (params === null || typeof params !== "object" || Array.isArray(params)) {
+      throw new RpcError(PwError.InvalidParams, "invalid type: params must be an object");
+    }
+    try {
+      return await callPlugins(ctx, method, params, conn);
+    } finally {
+      existingNotifications(conn)?.flush().catch(() => {});
+    }
+  }
   if (!Object.hasOwn(pwParams, method) || !table[method]) {
     throw new RpcError(PwError.MethodNotFound, `unknown method: ${method}`);
   }

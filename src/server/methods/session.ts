@@ -6,6 +6,7 @@
  */
 import { PwLimits } from "../../spec/ptywright.ts";
 import { parseMatcher } from "../../session/matcher.ts";
+import { hasLua } from "../../plugins/matcher.ts";
 import type { ScreenSnapshot } from "../../session/_protocol.ts";
 import { type Policy, policyOf, redact } from "../../session/redact.ts";
 import { type PwHandlers, sessionsOf } from "./_ptywright.ts";
@@ -83,6 +84,21 @@ export const sessionMethods: PwHandlers<SessionMethod> = {
     return { text: redact(await sessionsOf(ctx).transcript(p.session), policy) };
   },
   "session.wait": async (ctx, p, conn) => {
+    // A `lua` predicate runs in the plugin registry, on the main thread (src/plugins/).
+    if (ctx.plugins && hasLua(p.matcher)) {
+      const abort = new AbortController();
+      const off = conn.onClose(() => abort.abort());
+      try {
+        return await ctx.plugins.adapters.waitSession(
+          p.session,
+          p.matcher,
+          p.timeout_ms ?? PwLimits.waitTimeoutMs,
+          abort.signal,
+        );
+      } finally {
+        off();
+      }
+    }
     const matcher = parseMatcher(p.matcher);
     const sessions = sessionsOf(ctx);
     sessions.get(p.session);
