@@ -15,6 +15,7 @@ import {
   type WorkerRequest,
 } from "./_worker_protocol.ts";
 import { RpcError } from "../errors.ts";
+import type { ScreenResult } from "./screen_state.ts";
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -186,6 +187,10 @@ export class PanePool {
   }
   modes(id: number): Promise<ModesResult> {
     return this.#ask(id, { op: "modes", id });
+  }
+  /** The pane's screen as ANSI (surface.screen, ./screen_state.ts). */
+  screen(id: number, scrollback: number): Promise<ScreenResult> {
+    return this.#ask(id, { op: "screen", id, scrollback });
   }
 
   /** Kills the pane's program (SIGHUP) and frees its terminal. */

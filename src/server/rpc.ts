@@ -16,6 +16,7 @@ import type { PanePool } from "./pane_pool.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "./submit.ts";
 import type { Registry, Surface } from "./registry.ts";
 import { splitWithWorktree, workspaceUp } from "./up.ts";
+import { screenHandler } from "./screen_state.ts";
 
 /** A JSON-RPC response object. */
 export type Response =
@@ -169,6 +170,7 @@ const handlers: Handlers = {
       }),
     };
   },
+  "surface.screen": (ctx, p) => screenHandler(ctx, p),
   "surface.search": async (ctx, p) => {
     const s = ctx.registry.surface(p.surface_id);
     const max = clamp(p.max_matches ?? 50, 1, 1000);

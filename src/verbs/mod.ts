@@ -108,6 +108,11 @@ export const verbs: VerbEntry[] = [
     summary: "Lifecycle hook that agents call (always exits 0)",
     load: () => dyn("ai_hook"),
   },
+  {
+    name: "web",
+    summary: "Serve a live view of every pane in a browser",
+    load: () => dyn("web"),
+  },
   { name: "mcp", summary: "Serve the MCP bridge, or install it", load: () => dyn("mcp") },
   {
     name: "api",
