@@ -7,37 +7,53 @@
  * @module
  */
 import { Client } from "../client.ts";
+import { RpcError } from "../errors.ts";
 
-/** A request connection to the host. */
+/**
+ * A request connection to the host. The host closes a connection that has
+ * been silent for its idle deadline (30 s): a call that finds it closed is
+ * sent again once on a new connection.
+ */
 export class HostLink {
-  #client: Client;
+  #client: Client | null;
   #chain: Promise<unknown> = Promise.resolve();
   #closed = false;
 
-  private constructor(client: Client) {
+  private constructor(client: Client, readonly path: string) {
     this.#client = client;
   }
 
   /** Connects, or returns null when no host answers on `path`. */
   static async open(path: string): Promise<HostLink | null> {
     const client = await Client.tryConnect(path);
-    return client ? new HostLink(client) : null;
+    return client ? new HostLink(client, path) : null;
   }
 
   /** Calls a method; calls run one after another on the connection. */
   call<T = Record<string, unknown>>(method: string, params: unknown = {}): Promise<T> {
-    const run = this.#chain.then(() => {
-      if (this.#closed) throw new Error("The host connection is closed");
-      return this.#client.call<T>(method, params);
-    });
+    const run = this.#chain.then(() => this.#call<T>(method, params, true));
     this.#chain = run.catch(() => {});
     return run;
+  }
+
+  async #call<T>(method: string, params: unknown, retry: boolean): Promise<T> {
+    if (this.#closed) throw new Error("The host connection is closed");
+    this.#client ??= await Client.connect(this.path);
+    try {
+      return await this.#client.call<T>(method, params);
+    } catch (e) {
+      if (e instanceof RpcError || !retry) throw e;
+      // The connection is gone (idle deadline, or the host restarting): once more on a new one.
+      this.#client.close();
+      this.#client = null;
+      return this.#call<T>(method, params, false);
+    }
   }
 
   /** Closes the connection. */
   close(): void {
     this.#closed = true;
-    this.#client.close();
+    this.#client?.close();
   }
 }
 

@@ -384,9 +384,19 @@
     state.focus.term.scrollToBottom();
     applyHeld();
   });
-  document.addEventListener("keydown", (e) => {
+  // Capture phase: xterm stops the keys it handles from going further.
+  globalThis.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && state.focus && !state.input.enabled) closeFocus();
-  });
+  }, true);
+  // Pasted text goes as a paste: the host brackets it when the program asked for that.
+  focusScaler.addEventListener("paste", (e) => {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    const text = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
+    if (!text || !state.focus) return;
+    if (!state.input.enabled) return showError(state.input.reason);
+    send({ t: "paste", id: state.focus.id, text });
+  }, true);
 
   function openFocus(id) {
     if (state.focus && state.focus.id === id) return;
@@ -410,15 +420,6 @@
       if (!state.input.enabled) return showError(state.input.reason);
       send({ t: "input", id, data });
     });
-    // Pasted text goes as a paste: the host brackets it when the program asked for that.
-    focusScaler.addEventListener("paste", (e) => {
-      e.preventDefault();
-      e.stopImmediatePropagation();
-      const text = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
-      if (!text) return;
-      if (!state.input.enabled) return showError(state.input.reason);
-      send({ t: "paste", id, text });
-    }, true);
     term.onScroll(() => {
       if (atBottom()) applyHeld();
     });
