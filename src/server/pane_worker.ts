@@ -563,7 +563,9 @@ function olderRows(pane: Pane, n: number): string[] {
   const all = buffer(pane);
   const stored = all.length - pane.term.buffer.normal.length;
   const rows: string[] = [];
-  for (let y = Math.max(0, stored - n); y < stored; y++) rows.push(all.getLine(y)?.translateToString(true) ?? "");
+  for (let y = Math.max(0, stored - n); y < stored; y++) {
+    rows.push(all.getLine(y)?.translateToString(true) ?? "");
+  }
   return rows;
 }
 

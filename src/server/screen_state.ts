@@ -61,7 +61,7 @@ export function serializeScreen(
     const rows = opts.older(extra);
     if (rows.length) {
       // Plain rows, then a reset so no attribute leaks, then the coloured part.
-      ansi = rows.map((r) => r.replace(/[\x00-\x1f\x7f]/g, " ")).join("\r\n") + "\r\n\x1b[0m" + ansi;
+      ansi = rows.map(printable).join("\r\n") + "\r\n\x1b[0m" + ansi;
       scrollback += rows.length;
     }
   }
@@ -77,6 +77,16 @@ export function serializeScreen(
     scrollback,
     generation: opts.generation,
   };
+}
+
+/** A stored row as it may be replayed: a control character (none should be there) becomes a space. */
+function printable(row: string): string {
+  let out = "";
+  for (const ch of row) {
+    const c = ch.charCodeAt(0);
+    out += c < 0x20 || c === 0x7f ? " " : ch;
+  }
+  return out;
 }
 
 /** Params of `surface.screen` after validation. */

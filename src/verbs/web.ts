@@ -11,7 +11,7 @@ export function parseListen(value: string): { hostname: string; port: number } {
       `web: --listen "${value}" is not HOST:PORT (e.g. 127.0.0.1:8080, [::1]:8080 or 8080); see paneflow web --help`,
     );
   }
-  return { hostname: m[1] ?? (m[2] || "127.0.0.1"), port };
+  return { hostname: m[1] || m[2] || "127.0.0.1", port };
 }
 
 export default defineVerb({
