@@ -35,7 +35,8 @@ const PANES = Number(values.panes);
 const SECONDS = Number(values.seconds);
 
 /** A coloured line every 10 ms, forever. */
-const BUSY = `perl -e 'use Time::HiRes qw(usleep); $|=1; my $i=0; while(1){ printf "\\e[3%dm%07d\\e[0m build step \\e[1m%s\\e[0m %s\\n", $i%8, $i, "ok", "." x ($i%70); $i++; usleep(10000) }'`;
+const BUSY =
+  `perl -e 'use Time::HiRes qw(usleep); $|=1; my $i=0; while(1){ printf "\\e[3%dm%07d\\e[0m build step \\e[1m%s\\e[0m %s\\n", $i%8, $i, "ok", "." x ($i%70); $i++; usleep(10000) }'`;
 
 function cpuSeconds(pid: number): number {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
@@ -139,8 +140,16 @@ async function main() {
     const ctx = await chromium.launchPersistentContext(profile, {
       executablePath: "/usr/bin/chromium",
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     for (let i = 0; i < TABS; i++) await (await ctx.newPage()).goto(url);
     closers.push(async () => {
@@ -164,7 +173,9 @@ async function main() {
   }
   await new Promise((r) => setTimeout(r, 2000));
   for (const c of counts) c.frames = c.bytes = 0;
-  console.error(`bench web: ${TABS} ${values.browser ? "Chromium tabs" : "WebSocket tabs"}; measuring ${SECONDS} s`);
+  console.error(
+    `bench web: ${TABS} ${values.browser ? "Chromium tabs" : "WebSocket tabs"}; measuring ${SECONDS} s`,
+  );
   const withWeb = await measure(host.pid, host.socket, web.pid);
   const frames = counts.map((c) => c.frames);
   console.error(`  with:    ${JSON.stringify(withWeb)}`);
@@ -181,7 +192,9 @@ async function main() {
     with_web: withWeb,
     extra_host_cpu_core_pct: extra,
     extra_host_cpu_relative_pct: +((extra / Math.max(0.1, base.host_cpu_core_pct)) * 100).toFixed(1),
-    frames_per_tab_per_s: values.browser ? null : +(frames.reduce((a, b) => a + b, 0) / TABS / SECONDS).toFixed(1),
+    frames_per_tab_per_s: values.browser
+      ? null
+      : +(frames.reduce((a, b) => a + b, 0) / TABS / SECONDS).toFixed(1),
     targets: {
       ping_p99_le_5ms: withWeb.ping_p99_ms <= 5,
       extra_host_cpu_le_10pct_of_a_core: extra <= 10,
