@@ -44,6 +44,7 @@ export interface WebProcess {
   /** The URL without the fragment. */
   base: string;
   token: string;
+  pid: number;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -87,7 +88,7 @@ export async function startWeb(host: TestHost, args: string[] = []): Promise<Web
       return /^(http:\/\/\S+#token=\S+)\n/.exec(out)?.[1];
     }, { timeoutMs: 20_000 });
     const [base, token] = url.split("#token=");
-    return { url, base, token, stderr: () => err, stop };
+    return { url, base, token, pid: child.pid, stderr: () => err, stop };
   } catch (e) {
     await stop();
     throw e;

@@ -449,3 +449,64 @@ Deno.test({
     });
   },
 });
+
+Deno.test("web: a tab that stops reading is not buffered without bound; other tabs stay live", async () => {
+  await withHost({}, async (host) => {
+    // Ten full-size panes (a workspace each) redrawing their whole screen as fast as they can.
+    const flood =
+      `perl -e '$|=1; my $i=0; while(1){ print "\\e[H", map({ sprintf("\\e[3%dm%0200d\\e[0m\\n", ($i+$_)%8, $i) } 1..49); $i++ }'`;
+    for (let i = 1; i <= 10; i++) await newPane(host, flood, `flood${i}`);
+    const web = await startWeb(host);
+    const pid = web.pid;
+    // A "browser" that upgrades and then never reads a byte.
+    const url = new URL(web.base);
+    const stuck = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+    const handshake =
+      `GET /ws HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n` +
+      `Sec-WebSocket-Protocol: paneflow, paneflow-token.${web.token}\r\n\r\n`;
+    await stuck.write(new TextEncoder().encode(handshake));
+    // A tab that reads.
+    let frames = 0;
+    let lastAt = 0;
+    const ws = new WebSocket(`${web.base.replace("http", "ws")}ws`, [
+      "paneflow",
+      `paneflow-token.${web.token}`,
+    ]);
+    ws.onmessage = (e) => {
+      if (JSON.parse(e.data).t === "screen") {
+        frames++;
+        lastAt = performance.now();
+      }
+    };
+    const rss = () => {
+      const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+      return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) * 1024;
+    };
+    try {
+      await waitUntil("frames on the reading tab", () => frames > 20, { timeoutMs: 20_000 });
+      const before = rss();
+      let peak = before;
+      // The stuck tab's kernel buffers fill (a few MB), then the server holds back.
+      await waitUntil("the server to see the stuck tab fall behind", () => {
+        peak = Math.max(peak, rss());
+        return /a tab reads slowly/.test(web.stderr());
+      }, { timeoutMs: 60_000, intervalMs: 200 });
+      // Then as long again: what it holds for the stuck tab stays bounded.
+      const t0 = performance.now();
+      await waitUntil("more flood", () => {
+        peak = Math.max(peak, rss());
+        return performance.now() - t0 > 5000;
+      }, { timeoutMs: 20_000, intervalMs: 200 });
+      const at = frames;
+      await waitUntil("more frames on the reading tab", () => frames > at + 5, { timeoutMs: 10_000 });
+      assert.ok(performance.now() - lastAt < 2000);
+      assert.ok(peak - before < 64 * 1024 * 1024, `web RSS grew ${(peak - before) >> 20} MiB`);
+    } finally {
+      ws.close();
+      stuck.close();
+      await web.stop();
+    }
+    assert.match(web.stderr(), /a slow tab closed; \d+ frames were skipped/);
+  });
+});

@@ -101,10 +101,12 @@ class Tab {
   /** The newest message of each kind not yet sent (a pane's frame replaces its older one). */
   #pending = new Map<string, string>();
   #timer: ReturnType<typeof setTimeout> | null = null;
-  constructor(readonly ws: WebSocket) {}
+  /** Frames replaced unsent since the tab fell behind; null while it keeps up. */
+  #skipped: number | null = null;
+  constructor(readonly ws: WebSocket, private readonly _log: (line: string) => void) {}
 
   queue(key: string, msg: string): void {
-    this.#pending.delete(key);
+    if (this.#pending.delete(key) && this.#skipped !== null) this.#skipped++;
     this.#pending.set(key, msg);
     this.flush();
   }
@@ -114,6 +116,10 @@ class Tab {
     for (const [key, msg] of this.#pending) {
       if (this.ws.bufferedAmount > SEND_HIGH_WATER) {
         // A slow tab: wait for it to drain; by then newer frames have replaced the waiting ones.
+        if (this.#skipped === null) {
+          this.#skipped = 0;
+          this._log("paneflow web: a tab reads slowly; it gets only the newest screens until it catches up");
+        }
         this.#timer ??= setTimeout(() => {
           this.#timer = null;
           this.flush();
@@ -127,12 +133,19 @@ class Tab {
         return;
       }
     }
+    if (this.#skipped !== null) {
+      this._log(`paneflow web: the slow tab caught up; ${this.#skipped} older frames were skipped`);
+      this.#skipped = null;
+    }
   }
 
   dispose(): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     this.#pending.clear();
+    if (this.#skipped !== null) {
+      this._log(`paneflow web: a slow tab closed; ${this.#skipped} frames were skipped`);
+    }
   }
 }
 
@@ -533,7 +546,7 @@ export async function startWeb(opts: WebOptions): Promise<WebServer> {
       const offered = (req.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
       if (!offered.includes(WS_PROTOCOL)) return text(400, `Expected the "${WS_PROTOCOL}" subprotocol\n`);
       const { socket, response } = Deno.upgradeWebSocket(req, { protocol: WS_PROTOCOL, idleTimeout: 60 });
-      const tab = new Tab(socket);
+      const tab = new Tab(socket, opts.log);
       socket.onopen = () => {
         mirror.tabs.add(tab);
         mirror.welcome(tab);
