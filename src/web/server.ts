@@ -3,10 +3,14 @@
  * assets, one WebSocket endpoint) in front of one host connection.
  *
  * Fan-out: the server mirrors the host once, whatever number of tabs are
- * open. A pane's screen is fetched (`surface.screen`) only when the host said
- * it changed (`surface_changed`), at most once per {@link TILE_INTERVAL_MS}
- * (a focused pane {@link FOCUS_INTERVAL_MS}), one request at a time; the
- * same frame then goes to every tab. Each tab holds at most the newest frame
+ * open. While a tab is open, each pane's screen is asked for
+ * (`surface.screen`) every {@link TILE_INTERVAL_MS} (a focused pane every
+ * {@link FOCUS_INTERVAL_MS}) with the generation already shown, one request
+ * at a time: the host answers `unchanged` from a map lookup unless the pane
+ * printed, so the cost is bounded by the number of panes, not by how much
+ * they print (subscribing to `surface_changed` instead costs the host one
+ * event per pane per output burst: ~100/s for a pane printing a line every
+ * 10 ms). The same frame then goes to every tab. Each tab holds at most the newest frame
  * of each pane waiting to be sent: a tab that reads slowly (its socket
  * buffer above {@link SEND_HIGH_WATER}) skips the frames in between and gets
  * the newest screen when it catches up, so nothing grows without bound.
@@ -37,7 +41,6 @@ const RECONNECT_MS = 300;
 
 const EVENT_TYPES = [
   "agent_state",
-  "surface_changed",
   "surface_created",
   "surface_renamed",
   "surface_exited",
@@ -86,8 +89,6 @@ const ClientMessage = z.discriminatedUnion("t", [
 
 interface PaneMirror {
   id: number;
-  /** The newest generation the host reported. */
-  hostGen: number;
   /** The generation of the screen we hold (-1: none yet). */
   shownGen: number;
   fetchedAt: number;
@@ -273,14 +274,6 @@ class Mirror {
   #onEvent(ev: Record<string, unknown>): void {
     const id = typeof ev.surface_id === "number" ? ev.surface_id : null;
     switch (ev.type) {
-      case "surface_changed": {
-        const pane = id === null ? undefined : this.panes.get(id);
-        if (pane && typeof ev.output_generation === "number") {
-          pane.hostGen = Math.max(pane.hostGen, ev.output_generation);
-          this.#schedule(0);
-        }
-        return;
-      }
       case "agent_state":
         if (id !== null) {
           this.broadcast(`agent:${id}`, {
@@ -295,8 +288,7 @@ class Mirror {
         this.#debounceFleet();
         return;
       case "dropped":
-        // Events were shed: every pane may have changed.
-        for (const p of this.panes.values()) p.hostGen = Math.max(p.hostGen, p.shownGen + 1);
+        // Events were shed: panes may have come and gone, agents changed state.
         this.#debounceLayout();
         this.#debounceFleet();
         this.#schedule(0);
@@ -336,11 +328,9 @@ class Mirror {
     for (const s of surfaces) {
       seen.add(s.surface_id);
       const pane = this.panes.get(s.surface_id);
-      if (pane) pane.hostGen = Math.max(pane.hostGen, s.output_generation);
-      else {
+      if (!pane) {
         this.panes.set(s.surface_id, {
           id: s.surface_id,
-          hostGen: s.output_generation,
           shownGen: -1,
           fetchedAt: -Infinity,
           fullGen: -1,
@@ -354,7 +344,9 @@ class Mirror {
         this.#screens.delete(id);
       }
     }
-    const msg = JSON.stringify({ t: "layout", workspaces, panes: surfaces });
+    // Without the generations: the layout message changes (and the page redraws it) only when the layout does.
+    const panes = surfaces.map(({ output_generation: _, ...rest }) => rest);
+    const msg = JSON.stringify({ t: "layout", workspaces, panes });
     if (msg !== this.#layoutMsg) {
       this.#layoutMsg = msg;
       for (const tab of this.tabs) tab.queue("layout", msg);
@@ -379,7 +371,7 @@ class Mirror {
     }, ms);
   }
 
-  /** Fetches the screens that changed and are due, one request at a time. */
+  /** Asks for the screens that are due, one request at a time. */
   async #fetchScreens(): Promise<void> {
     if (this.#fetching || !this.link || this.tabs.size === 0) return;
     this.#fetching = true;
@@ -390,29 +382,26 @@ class Mirror {
       for (const pane of [...this.panes.values()]) {
         const link = this.link;
         if (!link) break;
-        const now = performance.now();
-        if (pane.hostGen !== pane.shownGen) {
-          const due = pane.fetchedAt + (focused.has(pane.id) ? FOCUS_INTERVAL_MS : TILE_INTERVAL_MS);
-          if (due <= now) {
-            pane.fetchedAt = now;
-            await this.#fetchTile(link, pane);
-          } else next = Math.min(next, due - now);
+        const interval = focused.has(pane.id) ? FOCUS_INTERVAL_MS : TILE_INTERVAL_MS;
+        let now = performance.now();
+        if (pane.fetchedAt + interval <= now) {
+          pane.fetchedAt = now;
+          await this.#fetchTile(link, pane);
         }
-        if (focused.has(pane.id) && pane.fullGen !== pane.hostGen) {
-          const due = pane.fullAt + FULL_INTERVAL_MS;
-          if (due <= performance.now()) {
-            pane.fullAt = performance.now();
+        next = Math.min(next, pane.fetchedAt + interval - performance.now());
+        if (focused.has(pane.id) && pane.fullGen !== pane.shownGen) {
+          now = performance.now();
+          if (pane.fullAt + FULL_INTERVAL_MS <= now) {
+            pane.fullAt = now;
             await this.#fetchFull(link, pane);
-          } else next = Math.min(next, due - performance.now());
+          }
+          next = Math.min(next, pane.fullAt + FULL_INTERVAL_MS - performance.now());
         }
       }
     } finally {
       this.#fetching = false;
     }
-    for (const pane of this.panes.values()) {
-      if (pane.hostGen !== pane.shownGen) next = Math.min(next, TILE_INTERVAL_MS);
-    }
-    if (next !== Infinity) this.#schedule(Math.max(1, Math.ceil(next)));
+    if (next !== Infinity && this.tabs.size > 0) this.#schedule(Math.max(1, Math.ceil(next)));
   }
 
   async #fetchTile(link: HostLink, pane: PaneMirror): Promise<void> {
@@ -427,7 +416,6 @@ class Mirror {
     }
     if (this.panes.get(pane.id) !== pane) return;
     const gen = r.generation as number;
-    pane.hostGen = Math.max(pane.hostGen, gen);
     if (r.unchanged) {
       pane.shownGen = gen;
       return;

@@ -145,6 +145,8 @@
     }
     b.textContent = text;
     b.classList.toggle("show", text !== "");
+    // What is on screen is the last thing seen: dimmed until it is live again.
+    $("#workspaces").classList.toggle("stale", text !== "");
     $("#hoststate").textContent = state.connected && state.hostUp ? `host: ${state.socket}` : "";
   }
   function renderMode() {
