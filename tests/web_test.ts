@@ -38,6 +38,27 @@ function wsHello(base: string, token: string): Promise<Record<string, unknown>> 
   });
 }
 
+/** Sends each message on a fresh page connection and returns the error the server answers to each. */
+async function wsExchange(base: string, token: string, messages: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const m of messages) {
+    out.push(
+      await new Promise<string>((resolve, reject) => {
+        const ws = new WebSocket(`${base.replace("http", "ws")}ws`, ["paneflow", `paneflow-token.${token}`]);
+        ws.onopen = () => ws.send(m);
+        ws.onmessage = (e) => {
+          const msg = JSON.parse(e.data);
+          if (msg.t !== "error") return;
+          ws.close();
+          resolve(msg.message);
+        };
+        ws.onerror = () => reject(new Error("WebSocket refused"));
+      }),
+    );
+  }
+  return out;
+}
+
 /** A WebSocket upgrade by hand (fetch), so the test controls Origin and the token. */
 async function upgrade(base: string, headers: Record<string, string>): Promise<number> {
   const r = await fetch(`${base}ws`, {
@@ -121,6 +142,24 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
       const input = hello.input as { enabled: boolean; reason: string };
       assert.equal(input.enabled, false);
       assert.match(input.reason, /write gate is closed.*PANEFLOW_IPC_SCRIPTING=1/);
+      // Messages from a page are checked; input is refused while the gate is closed.
+      const said = await wsExchange(base, token, [
+        "not json",
+        JSON.stringify({ t: "input", id: 1 }),
+        JSON.stringify({ t: "focus", id: 1, extra: true }),
+        "x".repeat(300 * 1024),
+        JSON.stringify({ t: "input", id: 1, data: "echo hi\r" }),
+      ]);
+      assert.deepEqual(said, [
+        "Message refused: not JSON",
+        said[1],
+        said[2],
+        "Message refused: expected one JSON text message of at most 256 KiB",
+        said[4],
+      ]);
+      assert.match(said[1], /^Message refused: /);
+      assert.match(said[2], /^Message refused: /);
+      assert.match(said[4], /^Read-only: the host's write gate is closed/);
       // The token is never in the logs.
       assert.ok(!web.stderr().includes(token), web.stderr());
       assert.match(web.stderr(), /serving http:\/\/127\.0\.0\.1:\d+\/ for the host/);

@@ -32,6 +32,8 @@ export const FULL_INTERVAL_MS = 250;
 export const FOCUS_SCROLLBACK = 1000;
 /** A tab whose socket holds more than this many unsent bytes gets nothing more until it drains. */
 export const SEND_HIGH_WATER = 512 * 1024;
+/** Input messages of one tab waiting for the host at most (keys typed faster than a pane takes them). */
+const MAX_INPUT_IN_FLIGHT = 256;
 /** The largest message a tab may send. */
 const MAX_CLIENT_MESSAGE = 256 * 1024;
 /** Layout and fleet are refreshed this often while tabs are open (sizes, titles, ages). */
@@ -99,6 +101,8 @@ interface PaneMirror {
 /** One open tab. */
 class Tab {
   focus: number | null = null;
+  /** Input messages sent to the host and not answered yet. */
+  inputInFlight = 0;
   /** The newest message of each kind not yet sent (a pane's frame replaces its older one). */
   #pending = new Map<string, string>();
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -440,8 +444,8 @@ class Mirror {
 
   /** Handles one message from a tab. */
   async onMessage(tab: Tab, data: unknown): Promise<void> {
-    const fail = (message: string) =>
-      tab.queue(`error:${Date.now()}`, JSON.stringify({ t: "error", message }));
+    // One key: a page that keeps sending bad messages holds at most one error waiting for it.
+    const fail = (message: string) => tab.queue("error", JSON.stringify({ t: "error", message }));
     if (typeof data !== "string" || data.length > MAX_CLIENT_MESSAGE) {
       return fail("Message refused: expected one JSON text message of at most 256 KiB");
     }
@@ -468,6 +472,10 @@ class Mirror {
     if (tab.focus !== msg.id) return fail(`Input refused: pane ${msg.id} is not the focused tile`);
     const link = this.link;
     if (!link) return fail("Input refused: the host is not reachable");
+    if (tab.inputInFlight >= MAX_INPUT_IN_FLIGHT) {
+      return fail("Input refused: too much input at once; the pane has not taken the earlier keys yet");
+    }
+    tab.inputInFlight++;
     try {
       await link.call(
         "surface.send_text",
@@ -477,6 +485,8 @@ class Mirror {
       );
     } catch (e) {
       fail(`Input refused: ${(e as Error).message}`);
+    } finally {
+      tab.inputInFlight--;
     }
   }
 
