@@ -24,6 +24,13 @@ import { HostEvents, HostLink } from "./host_link.ts";
 
 /** A pane's screen is fetched at most this often while it changes. */
 export const TILE_INTERVAL_MS = 100;
+/**
+ * Cells per second the host may be asked to serialize for tiles (~0.07 ms per
+ * 1000 cells: bench/, docs/web.md): with more cells on screen than this every
+ * {@link TILE_INTERVAL_MS}, tiles are refreshed less often, so 20 full-size
+ * busy panes cost the host as much as a few.
+ */
+export const CELLS_PER_SECOND = 1_000_000;
 /** ... and this often while a tab shows it focused. */
 export const FOCUS_INTERVAL_MS = 50;
 /** A focused pane's scrollback is fetched at most this often while it changes. */
@@ -91,6 +98,7 @@ const ClientMessage = z.discriminatedUnion("t", [
 
 interface PaneMirror {
   id: number;
+  cells: number;
   /** The generation of the screen we hold (-1: none yet). */
   shownGen: number;
   fetchedAt: number;
@@ -324,17 +332,19 @@ class Mirror {
     const link = this.link;
     if (!link) return;
     const { workspaces } = await link.call<{ workspaces: unknown[] }>("workspace.list");
-    const { surfaces } = await link.call<{ surfaces: { surface_id: number; output_generation: number }[] }>(
-      "surface.list",
-    );
+    const { surfaces } = await link.call<
+      { surfaces: { surface_id: number; output_generation: number; cols: number; rows: number }[] }
+    >("surface.list");
     if (link !== this.link) return;
     const seen = new Set<number>();
     for (const s of surfaces) {
       seen.add(s.surface_id);
       const pane = this.panes.get(s.surface_id);
-      if (!pane) {
+      if (pane) pane.cells = s.cols * s.rows;
+      else {
         this.panes.set(s.surface_id, {
           id: s.surface_id,
+          cells: s.cols * s.rows,
           shownGen: -1,
           fetchedAt: -Infinity,
           fullGen: -1,
@@ -383,10 +393,13 @@ class Mirror {
     try {
       const focused = new Set<number>();
       for (const tab of this.tabs) if (tab.focus !== null) focused.add(tab.focus);
+      let cells = 0;
+      for (const pane of this.panes.values()) cells += pane.cells;
+      const tileInterval = Math.max(TILE_INTERVAL_MS, (cells / CELLS_PER_SECOND) * 1000);
       for (const pane of [...this.panes.values()]) {
         const link = this.link;
         if (!link) break;
-        const interval = focused.has(pane.id) ? FOCUS_INTERVAL_MS : TILE_INTERVAL_MS;
+        const interval = focused.has(pane.id) ? FOCUS_INTERVAL_MS : tileInterval;
         let now = performance.now();
         if (pane.fetchedAt + interval <= now) {
           pane.fetchedAt = now;
