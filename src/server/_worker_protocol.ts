@@ -43,6 +43,7 @@ export type WorkerRequest =
     | { op: "search"; id: number; pattern: string; max: number }
     | { op: "modes"; id: number }
     | { op: "session"; id: number; call: SessionCall }
+    | { op: "screen"; id: number; scrollback: number }
   );
 
 /** The reply to one {@link WorkerRequest}. */

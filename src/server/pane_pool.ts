@@ -16,6 +16,7 @@ import {
 } from "./_worker_protocol.ts";
 import { RpcError } from "../errors.ts";
 import type { SessionCall } from "../session/_protocol.ts";
+import type { ScreenResult } from "./screen_state.ts";
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -191,6 +192,10 @@ export class PanePool {
   /** A ptywright session call (src/session/_protocol.ts) to the pane's worker. */
   session<T>(id: number, call: SessionCall): Promise<T> {
     return this.#to<T>(id, { op: "session", id, call });
+  }
+  /** The pane's screen as ANSI (surface.screen, ./screen_state.ts). */
+  screen(id: number, scrollback: number): Promise<ScreenResult> {
+    return this.#ask(id, { op: "screen", id, scrollback });
   }
 
   /** Kills the pane's program (SIGHUP) and frees its terminal. */

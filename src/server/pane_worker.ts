@@ -42,6 +42,7 @@ import {
   sessionResized,
 } from "../session/worker.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
+import { serializeScreen } from "./screen_state.ts";
 import {
   type BufferLike,
   changedSince,
@@ -575,7 +576,28 @@ async function handle(req: WorkerRequest): Promise<unknown> {
         bytes_in: pane.bytesIn,
       }));
     }
+    case "screen": {
+      const pane = mustGet(req.id);
+      return await afterWrites(pane, () =>
+        serializeScreen(pane.term, {
+          scrollback: req.scrollback,
+          generation: pane.generation,
+          older: (n) => olderRows(pane, n),
+        }));
+    }
   }
+}
+
+/** The newest `n` rows of the compact scrollback (older than xterm's own buffer), as text. */
+function olderRows(pane: Pane, n: number): string[] {
+  if (!pane.scrollback) return [];
+  const all = buffer(pane);
+  const stored = all.length - pane.term.buffer.normal.length;
+  const rows: string[] = [];
+  for (let y = Math.max(0, stored - n); y < stored; y++) {
+    rows.push(all.getLine(y)?.translateToString(true) ?? "");
+  }
+  return rows;
 }
 
 scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {

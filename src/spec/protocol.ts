@@ -121,6 +121,12 @@ export const methods = {
     join_wrapped: z.boolean().optional()
       .describe("Count and return logical lines: soft-wrapped rows joined (ignored with since)"),
   }),
+  "surface.screen": z.strictObject({
+    surface_id: SurfaceId,
+    scrollback: Count.optional().describe("Rows of scrollback above the screen (0..5000, default 0)"),
+    since: z.number().int().min(0).optional()
+      .describe("The output_generation the caller shows: answered unchanged: true while it is current"),
+  }).describe("The screen with colours and cursor as ANSI that replays it (paneflow web)"),
   "surface.search": z.strictObject({
     surface_id: SurfaceId,
     pattern: z.string().min(1),

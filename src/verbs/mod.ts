@@ -118,7 +118,18 @@ export const verbs: VerbEntry[] = [
   },
   { name: "mcp", summary: "Serve the MCP bridge, or install it", heavy: true, load: () => dyn("mcp") },
   { name: "adapter", summary: "Drive an agent through an adapter plugin", load: () => dyn("adapter") },
-  { name: "plugin", summary: "List, describe or validate adapter plugins", heavy: true, load: () => dyn("plugin") },
+  {
+    name: "plugin",
+    summary: "List, describe or validate adapter plugins",
+    heavy: true,
+    load: () => dyn("plugin"),
+  },
+  {
+    name: "web",
+    summary: "Serve a live view of every pane in a browser",
+    heavy: true,
+    load: () => dyn("web"),
+  },
   {
     name: "api",
     summary: "Call a JSON-RPC method, or print the protocol schema",

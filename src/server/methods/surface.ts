@@ -12,6 +12,7 @@ import type { Surface } from "../registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
 import { splitWithWorktree } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
+import { screenHandler } from "../screen_state.ts";
 import { refusedHookFrames } from "../../isolation/hook_token.ts";
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
@@ -80,6 +81,7 @@ export const surface: FamilyHandlers<"surface"> = {
       }),
     };
   },
+  "surface.screen": (ctx, p) => screenHandler(ctx, p),
   "surface.search": async (ctx, p) => {
     const s = ctx.registry.surface(p.surface_id);
     const max = clamp(p.max_matches ?? 50, 1, 1000);

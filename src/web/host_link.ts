@@ -1,0 +1,91 @@
+/**
+ * The web server's link to the host: requests on one connection (queued one
+ * at a time, so a reconnect after the host's idle deadline retries cleanly)
+ * and an event stream on another. The only module of src/web/ that knows the
+ * client (src/client/).
+ *
+ * @module
+ */
+import { Client } from "../client/client.ts";
+import { RpcError } from "../errors.ts";
+
+/**
+ * A request connection to the host. The host closes a connection that has
+ * been silent for its idle deadline (30 s): a call that finds it closed is
+ * sent again once on a new connection.
+ */
+export class HostLink {
+  #client: Client | null;
+  #chain: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  private constructor(client: Client, readonly path: string) {
+    this.#client = client;
+  }
+
+  /** Connects, or returns null when no host answers on `path`. */
+  static async open(path: string): Promise<HostLink | null> {
+    const client = await Client.tryConnect(path);
+    return client ? new HostLink(client, path) : null;
+  }
+
+  /** Calls a method; calls run one after another on the connection. */
+  call<T = Record<string, unknown>>(method: string, params: unknown = {}): Promise<T> {
+    const run = this.#chain.then(() => this.#call<T>(method, params, true));
+    this.#chain = run.catch(() => {});
+    return run;
+  }
+
+  async #call<T>(method: string, params: unknown, retry: boolean): Promise<T> {
+    if (this.#closed) throw new Error("The host connection is closed");
+    this.#client ??= await Client.connect(this.path);
+    try {
+      return await this.#client.call<T>(method, params);
+    } catch (e) {
+      if (e instanceof RpcError || !retry) throw e;
+      // The connection is gone (idle deadline, or the host restarting): once more on a new one.
+      this.#client.close();
+      this.#client = null;
+      return this.#call<T>(method, params, false);
+    }
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.#closed = true;
+    this.#client?.close();
+  }
+}
+
+/** An `events.subscribe` stream. */
+export class HostEvents {
+  #client: Client;
+
+  private constructor(client: Client) {
+    this.#client = client;
+  }
+
+  /** Subscribes to `types`; null when no host answers or it refuses. */
+  static async open(path: string, types: string[]): Promise<HostEvents | null> {
+    const client = await Client.tryConnect(path);
+    if (!client) return null;
+    try {
+      await client.subscribe({ types });
+    } catch {
+      client.close();
+      return null;
+    }
+    return new HostEvents(client);
+  }
+
+  /** The next event, or null when the host went away. */
+  async next(): Promise<Record<string, unknown> | null> {
+    const msg = await this.#client.next();
+    return msg === null ? null : msg.value;
+  }
+
+  /** Ends the stream. */
+  close(): void {
+    this.#client.close();
+  }
+}
