@@ -52,6 +52,9 @@ export type WorkerEvent =
   | { ev: "exit"; id: number; exit_code: number; signal: number }
   | { ev: "title"; id: number; title: string };
 
+/** Several events in one message, in the order they happened. */
+export type WorkerBatch = WorkerEvent[];
+
 /** Result of the `read` op. */
 export interface ReadResult {
   lines: string[];
