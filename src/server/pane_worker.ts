@@ -114,7 +114,7 @@ const TURN_BUDGET_MS = 8;
  * PTY work and for a core (20 `cat` floods: output → frame p99 ~600 ms);
  * resting leaves that headroom (p99 ~15 ms). A single flood never rests.
  */
-const FLOOD_REST_MS = 4;
+const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 4); // bench/corpus.ts --rest
 let turnStart = 0;
 let turnScheduled = false;
 const throttledPanes = new Set<Pane>();
