@@ -69,7 +69,7 @@ function quantile(xs: number[], q: number): number {
 const median = (xs: number[]) => quantile(xs, 0.5);
 
 /** Polls `done` for every key until each holds; resolves with the time each first held. */
-async function pollAll<K>(keys: K[], done: (k: K) => Promise<boolean>, t0: number, timeoutMs = 600_000) {
+async function pollAll<K>(keys: K[], done: (k: K) => Promise<boolean>, t0: number, timeoutMs = 300_000) {
   const at = new Map<K, number>();
   await Promise.all(keys.map(async (k) => {
     while (true) {
@@ -88,21 +88,27 @@ async function pollAll<K>(keys: K[], done: (k: K) => Promise<boolean>, t0: numbe
 async function probe(file: string, start: Record<string, unknown>) {
   const w = new Worker(new URL(file, import.meta.url).href, { type: "module" });
   onCleanup(() => w.terminate());
-  let onMsg: (d: { started?: boolean; samples?: number[] }) => void = () => {};
-  w.onmessage = (e) => onMsg(e.data);
+  type Msg = { started?: boolean; samples?: number[]; failure?: string };
+  let result: Msg | null = null;
+  let onMsg: (d: Msg) => void = () => {};
+  w.onmessage = (e) => {
+    if (e.data.samples) result = e.data;
+    onMsg(e.data);
+  };
   await new Promise<void>((resolve) => {
     onMsg = (d) => d.started && resolve();
     w.postMessage(start);
   });
+  const done = (d: Msg) => {
+    w.terminate();
+    if (d.failure) console.error(`  ${file}: stopped early: ${d.failure.split("\n")[0]}`);
+    return d.samples!;
+  };
   return {
     stop: () =>
       new Promise<number[]>((resolve) => {
-        onMsg = (d) => {
-          if (d.samples) {
-            w.terminate();
-            resolve(d.samples);
-          }
-        };
+        if (result) return resolve(done(result));
+        onMsg = (d) => d.samples && resolve(done(d));
         w.postMessage("stop");
       }),
   };
@@ -166,11 +172,18 @@ class TmuxSide {
     }
     return out;
   }
+  #queue: Promise<unknown> = Promise.resolve();
+  /** One command at a time: the control client's answers come in order, on one stream. */
+  command(cmd: string): Promise<string[]> {
+    const next = this.#queue.then(() => this.ctl.command(cmd));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
   async shows(id: string, marker: string): Promise<boolean> {
-    return (await this.ctl.command(`capture-pane -p -t ${id}`)).some((l) => l.includes(marker));
+    return (await this.command(`capture-pane -p -t ${id}`)).some((l) => l.includes(marker));
   }
   async close(ids: string[]) {
-    for (const id of ids) await this.ctl.command(`kill-pane -t ${id}`).catch(() => {});
+    for (const id of ids) await this.command(`kill-pane -t ${id}`).catch(() => {});
   }
 }
 
@@ -251,7 +264,7 @@ async function runPart(
         const base = await settledRss(pid, { quietMs: 300 });
         const ids = await tm.create(command, n);
         const t0 = performance.now();
-        for (const id of ids) await tm.ctl.command(`send-keys -t ${id} Enter`);
+        for (const id of ids) await tm.command(`send-keys -t ${id} Enter`);
         const ms = await pollAll(ids, (id) => tm.shows(id, file.marker), t0);
         res.tmux.ms.push(ms);
         if (rep === 0) res.tmux.perPane = (await settledRss(pid, { quietMs: 300 }) - base) / n;

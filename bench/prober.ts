@@ -41,30 +41,39 @@ scope.onmessage = async (e: MessageEvent) => {
     (await rpc.call<{ text: string }>("surface.read", { surface_id: surfaceId, lines: 5, fenced: false }))
       .text;
   const samples: number[] = [];
+  let failure: string | undefined;
   scope.postMessage({ started: true });
-  for (let i = 0; !stopping; i++) {
-    const token = `p${i}`;
-    const from = events.frames.length;
-    await rpc.call("surface.send_text", { surface_id: surfaceId, text: `${token}\r` });
-    // The first frame after the send whose screen shows the stamp (an echo may come first).
-    let stamp: number | null = null;
-    let seen = from;
-    await waitUntil(`the frame for ${token}`, async () => {
-      while (seen < events.frames.length) {
-        const at = events.times[seen++];
-        const s = stampOf(await read(), token);
-        if (s !== null) {
-          stamp = s;
-          samples.push(performance.timeOrigin + at - s);
-          return true;
-        }
-      }
-      return stopping;
-    }, { timeoutMs: 30_000, intervalMs: 1 });
-    if (stamp === null) break;
-    await new Promise((r) => setTimeout(r, 5));
+  try {
+    await loop(samples);
+  } catch (e) {
+    failure = String(e);
   }
   await events.close();
   rpc.close();
-  scope.postMessage({ samples });
+  scope.postMessage({ samples, failure });
+
+  async function loop(samples: number[]) {
+    for (let i = 0; !stopping; i++) {
+      const token = `p${i}`;
+      const from = events.frames.length;
+      await rpc.call("surface.send_text", { surface_id: surfaceId, text: `${token}\r` });
+      // The first frame after the send whose screen shows the stamp (an echo may come first).
+      let stamp: number | null = null;
+      let seen = from;
+      await waitUntil(`the frame for ${token}`, async () => {
+        while (seen < events.frames.length) {
+          const at = events.times[seen++];
+          const s = stampOf(await read(), token);
+          if (s !== null) {
+            stamp = s;
+            samples.push(performance.timeOrigin + at - s);
+            return true;
+          }
+        }
+        return stopping;
+      }, { timeoutMs: 120_000, intervalMs: 1 });
+      if (stamp === null) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
 };
