@@ -83,7 +83,14 @@ export class RowStore {
     let grown = size * 2;
     while (this.#head + n - tail > grown) grown *= 2;
     const arena = new Uint8Array(grown);
-    for (let p = tail; p < this.#head; p++) arena[p % grown] = this.#arena[p % size];
+    // Copy the live bytes [tail, head) in runs that wrap in neither arena.
+    for (let p = tail; p < this.#head;) {
+      const from = p % size;
+      const to = p % grown;
+      const n = Math.min(this.#head - p, size - from, grown - to);
+      arena.set(this.#arena.subarray(from, from + n), to);
+      p += n;
+    }
     this.#arena = arena;
   }
 
@@ -117,11 +124,15 @@ export class RowStore {
     const arena = this.#arena;
     const size = arena.length;
     let p = this.#head;
+    // Writes at `at` until the arena's end, then wraps once (a row is never longer than the arena).
+    let at = p % size;
     for (let x = 0; x < end;) {
       const word = data[x * 3];
       const cp = word & CODEPOINT;
       if (cp > 0xff || word & COMBINED) return -1;
-      arena[p++ % size] = cp || 32;
+      if (at === size) at = 0;
+      arena[at++] = cp || 32;
+      p++;
       x += (word >> 22) || 1;
     }
     const [slot, dropped] = this.#slot();
