@@ -16,7 +16,7 @@ const session = new Session();
 session.connect();
 const post = <T>(method: string, params: Record<string, unknown> = {}) =>
   new Promise<T>((resolve, reject) =>
-    session.post(method, params, (err: Error | null, res: T) => (err ? reject(err) : resolve(res)))
+    session.post(method, params, (err: Error | null, res?: object) => (err ? reject(err) : resolve(res as T)))
   );
 await post("Profiler.enable");
 await post("Profiler.setSamplingInterval", { interval: 200 });
