@@ -90,6 +90,9 @@ export async function startHost(dir: string, name: string, config: unknown): Pro
     PANEFLOW_SOCKET_PATH: socket,
     PANEFLOW_CONFIG: configPath,
     PANEFLOW_IPC_SCRIPTING: "1",
+    ...Object.fromEntries(
+      ["PANEFLOW_FLOOD_REST_MS"].flatMap((k) => Deno.env.get(k) ? [[k, Deno.env.get(k)!]] : []),
+    ),
   };
   const child = new Deno.Command(Deno.execPath(), {
     // The flags a detached host (and the compiled binary) runs with.

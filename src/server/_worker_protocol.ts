@@ -58,6 +58,9 @@ export type WorkerEvent =
   | { ev: "title"; id: number; title: string }
   | SessionEvent;
 
+/** Several events in one message, in the order they happened. */
+export type WorkerBatch = WorkerEvent[];
+
 /** Result of the `read` op. */
 export interface ReadResult {
   lines: string[];

@@ -10,6 +10,7 @@ import {
   type ReadResult,
   type SearchResult,
   STALLED,
+  type WorkerBatch,
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
@@ -68,12 +69,14 @@ export class PanePool {
       const worker = new Worker(new URL("./pane_worker.ts", import.meta.url).href, {
         type: "module",
       });
-      worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent>) => {
+      const event = (ev: WorkerEvent) => {
+        if (ev.ev === "changed") this.#saw(ev.id, ev.generation);
+        onEvent(ev);
+      };
+      worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent | WorkerBatch>) => {
         const msg = e.data;
-        if ("ev" in msg) {
-          if (msg.ev === "changed") this.#saw(msg.id, msg.generation);
-          return onEvent(msg);
-        }
+        if (Array.isArray(msg)) return msg.forEach(event);
+        if ("ev" in msg) return event(msg);
         const waiter = this.#waiting.get(msg.rid);
         if (!waiter) return;
         this.#waiting.delete(msg.rid);

@@ -27,6 +27,7 @@ import xterm from "@xterm/headless";
 import {
   CHANGE_FLUSH_MS,
   type ReadResult,
+  type WorkerBatch,
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
@@ -123,7 +124,7 @@ const TURN_BUDGET_MS = 8;
  * PTY work and for a core (20 `cat` floods: output → frame p99 ~600 ms);
  * resting leaves that headroom (p99 ~15 ms). A single flood never rests.
  */
-const FLOOD_REST_MS = 4;
+const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 4); // bench/corpus.ts --rest
 let turnStart = 0;
 let turnScheduled = false;
 const throttledPanes = new Set<Pane>();
@@ -151,7 +152,37 @@ function endTurn() {
 const dirty = new Set<number>();
 let flushTimer: ReturnType<typeof setTimeout> | null = null;
 
-function post(msg: WorkerReply | WorkerEvent) {
+/**
+ * Events wait here until the end of the event loop's turn and then go as one
+ * message: under fan-out every `postMessage` wakes the main thread, and on a
+ * loaded machine each wake-up can cost the worker its core (profiled: 7–29 %
+ * of a worker's time in `op_worker_post_message_raw` with one message per
+ * event). A pane's newest title replaces its older ones in the batch.
+ */
+let outbox: WorkerEvent[] = [];
+const titles = new Map<number, string>();
+let outboxScheduled = false;
+
+function emit(ev: WorkerEvent) {
+  if (ev.ev === "title") titles.set(ev.id, ev.title);
+  else outbox.push(ev);
+  if (outboxScheduled) return;
+  outboxScheduled = true;
+  setImmediate(flushOutbox);
+}
+
+function flushOutbox() {
+  outboxScheduled = false;
+  for (const [id, title] of titles) outbox.unshift({ ev: "title", id, title });
+  titles.clear();
+  if (outbox.length === 1) scope.postMessage(outbox[0]);
+  else if (outbox.length) scope.postMessage(outbox satisfies WorkerBatch);
+  outbox = [];
+}
+
+/** Sends a reply, after the events that happened before it. */
+function post(msg: WorkerReply) {
+  flushOutbox();
   scope.postMessage(msg);
 }
 
@@ -171,7 +202,7 @@ function markDirty(pane: Pane) {
 
 function report(pane: Pane, now = performance.now()) {
   pane.reportedAt = now;
-  post({ ev: "changed", id: pane.id, generation: pane.generation, bytes_in: pane.bytesIn });
+  emit({ ev: "changed", id: pane.id, generation: pane.generation, bytes_in: pane.bytesIn });
 }
 
 function flushChanges() {
@@ -265,7 +296,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
   if (req.session) openSession(req.id, term, req.session);
   guardDrainOnExit(pane);
 
-  term.onTitleChange((title) => post({ ev: "title", id: pane.id, title }));
+  term.onTitleChange((title) => emit({ ev: "title", id: pane.id, title }));
   // With `encoding: null` node-pty hands over bytes (its types say string).
   (p.onData as unknown as (fn: (data: Uint8Array) => void) => void)((data) => {
     pane.bytesIn += data.length;
@@ -317,7 +348,7 @@ function spawnPane(req: Extract<WorkerRequest, { op: "spawn" }>): { pid: number 
     const report = () => {
       pane.exited = true;
       flushChanges();
-      post({ ev: "exit", id: pane.id, exit_code: exitCode, signal: signal ?? 0 });
+      emit({ ev: "exit", id: pane.id, exit_code: exitCode, signal: signal ?? 0 });
       sessionExited(pane.id);
     };
     // node-pty reports the exit once the PTY is drained; every chunk it

@@ -29,49 +29,154 @@ import type { BufferLike } from "./screen.ts";
 /** Rows of scrollback left inside xterm (they reflow on resize). */
 export const STAGING_ROWS = 100;
 
-/** A ring of text rows, oldest first, with their soft-wrap flags. */
+/**
+ * A ring of text rows, oldest first, with their soft-wrap flags.
+ *
+ * Rows whose characters are all below U+0100 (most output) live as bytes in
+ * one growable arena, written straight from xterm's cells by
+ * {@link RowStore.pushLine}: no string per row while output floods (the
+ * profile of a flood showed a quarter of a worker's time in making row
+ * strings and collecting them), and one byte per character. A row with any
+ * other character is kept as a string. `text(i)` makes a row's string when
+ * it is read.
+ */
 export class RowStore {
-  #rows: string[] = [];
+  /** Where each slot's bytes start (absolute arena position) and how many. */
+  #off: Float64Array;
+  #len: Uint32Array;
   #wrapped: Uint8Array;
+  /** Rows that are not Latin-1, by slot. */
+  #wide: (string | undefined)[];
+  #arena = new Uint8Array(16 * 1024);
+  /** Absolute position of the next byte (the arena holds `position % size`). */
+  #head = 0;
   #start = 0;
+  #count = 0;
 
   constructor(readonly capacity: number) {
-    this.#wrapped = new Uint8Array(Math.max(0, capacity));
+    const n = Math.max(0, capacity);
+    this.#off = new Float64Array(n);
+    this.#len = new Uint32Array(n);
+    this.#wrapped = new Uint8Array(n);
+    this.#wide = new Array(n);
   }
 
   get length(): number {
-    return this.#rows.length;
+    return this.#count;
+  }
+
+  /** Takes a slot for a new row (dropping the oldest when full); returns it and how many rows fell off. */
+  #slot(): [number, number] {
+    if (this.#count < this.capacity) return [(this.#start + this.#count++) % this.capacity, 0];
+    const slot = this.#start;
+    this.#start = (this.#start + 1) % this.capacity;
+    this.#wide[slot] = undefined;
+    this.#len[slot] = 0;
+    return [slot, 1];
+  }
+
+  /** Makes room for `n` more bytes after the rows kept. */
+  #reserve(n: number) {
+    const tail = this.#count ? this.#off[this.#start] : this.#head;
+    const size = this.#arena.length;
+    if (this.#head + n - tail <= size) return;
+    let grown = size * 2;
+    while (this.#head + n - tail > grown) grown *= 2;
+    const arena = new Uint8Array(grown);
+    // Copy the live bytes [tail, head) in runs that wrap in neither arena.
+    for (let p = tail; p < this.#head;) {
+      const from = p % size;
+      const to = p % grown;
+      const n = Math.min(this.#head - p, size - from, grown - to);
+      arena.set(this.#arena.subarray(from, from + n), to);
+      p += n;
+    }
+    this.#arena = arena;
   }
 
   /** Appends a row; returns how many rows fell off the top (0 or 1). */
   push(text: string, wrapped: boolean): number {
     if (this.capacity <= 0) return 1;
-    if (this.#rows.length < this.capacity) {
-      this.#wrapped[this.#rows.length] = wrapped ? 1 : 0;
-      this.#rows.push(text);
-      return 0;
+    const [slot, dropped] = this.#slot();
+    this.#wrapped[slot] = wrapped ? 1 : 0;
+    this.#off[slot] = this.#head;
+    this.#len[slot] = 0;
+    this.#wide[slot] = text;
+    return dropped;
+  }
+
+  /**
+   * Appends xterm's row `line` as `lineText` reads it, without making a string
+   * when it is Latin-1; returns how many rows fell off the top (0 or 1).
+   */
+  pushLine(line: LineInternals): number {
+    const data = line._data;
+    if (this.capacity <= 0) return 1;
+    const dropped = data instanceof Uint32Array ? this.#pushLatin1(line, data) : -1;
+    return dropped >= 0 ? dropped : this.push(lineText(line), line.isWrapped);
+  }
+
+  /** Stores a Latin-1 row from its cells; returns rows dropped, or -1 (nothing stored) when it has another character. */
+  #pushLatin1(line: LineInternals, data: Uint32Array): number {
+    let end = data.length / 3;
+    while (end > 0 && (data[(end - 1) * 3] & CONTENT) === 0) end--;
+    this.#reserve(end);
+    const arena = this.#arena;
+    const size = arena.length;
+    let p = this.#head;
+    // Writes at `at` until the arena's end, then wraps once (a row is never longer than the arena).
+    let at = p % size;
+    for (let x = 0; x < end;) {
+      const word = data[x * 3];
+      const cp = word & CODEPOINT;
+      if (cp > 0xff || word & COMBINED) return -1;
+      if (at === size) at = 0;
+      arena[at++] = cp || 32;
+      p++;
+      x += (word >> 22) || 1;
     }
-    this.#rows[this.#start] = text;
-    this.#wrapped[this.#start] = wrapped ? 1 : 0;
-    this.#start = (this.#start + 1) % this.capacity;
-    return 1;
+    const [slot, dropped] = this.#slot();
+    this.#wrapped[slot] = line.isWrapped ? 1 : 0;
+    this.#off[slot] = this.#head;
+    this.#len[slot] = p - this.#head;
+    this.#head = p;
+    return dropped;
   }
 
   text(i: number): string {
-    return this.#rows[(this.#start + i) % this.#rows.length];
+    const slot = (this.#start + i) % this.capacity;
+    const wide = this.#wide[slot];
+    if (wide !== undefined) return wide;
+    const size = this.#arena.length;
+    const from = this.#off[slot] % size;
+    const n = this.#len[slot];
+    if (from + n <= size) return latin1(this.#arena.subarray(from, from + n));
+    return latin1(this.#arena.subarray(from)) + latin1(this.#arena.subarray(0, from + n - size));
   }
 
   wrapped(i: number): boolean {
-    return this.#wrapped[(this.#start + i) % this.#rows.length] === 1;
+    return this.#wrapped[(this.#start + i) % this.capacity] === 1;
   }
 
   /** Drops every row; returns how many there were. */
   clear(): number {
-    const n = this.#rows.length;
-    this.#rows = [];
+    const n = this.#count;
+    this.#count = 0;
     this.#start = 0;
+    this.#wide.fill(undefined);
     return n;
   }
+}
+
+const CONTENT = 0x3fffff;
+
+function latin1(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 4096) {
+    // deno-lint-ignore no-explicit-any
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as any);
+  }
+  return out;
 }
 
 /** The parts of xterm's internal `BufferLine` used here. */
@@ -207,7 +312,7 @@ export class Scrollback {
       this.trimmed++;
       return;
     }
-    this.trimmed += this.store.push(lineText(line), line.isWrapped);
+    this.trimmed += this.store.pushLine(line);
   }
 
   #hook() {

@@ -55,6 +55,7 @@ Deno.test("RowStore is a ring that reports what fell off", () => {
   assert.deepEqual([s.text(0), s.text(1), s.text(2), s.wrapped(0)], ["b", "c", "d", true]);
   assert.deepEqual(s.clear(), 3);
   assert.deepEqual(new RowStore(0).push("x", false), 1);
+  assert.deepEqual([s.push("e", false), s.length, s.text(0)], [0, 1, "e"]);
 });
 
 Deno.test("compact scrollback reads exactly like xterm's own", () => {
@@ -73,6 +74,29 @@ Deno.test("compact scrollback reads exactly like xterm's own", () => {
   assert.deepEqual(readLines(got, 50, 100), readLines(ref.buffer.active, 50, 100));
   assert.deepEqual(searchLines(got, "WRAPS over", 5), searchLines(ref.buffer.active, "wraps over", 5));
   assert.deepEqual(sb.trimmed, refTrimmed);
+});
+
+Deno.test("compact scrollback: Latin-1 bytes and other rows mixed, past arena growth and wrap-around", () => {
+  const { small, sb, ref, feed } = pair(120, 8, 700);
+  const symbols = ["é", "─", "✓", "→", "€", "日本", "ß", "\t", "e\u0301"];
+  let text = "";
+  for (let i = 1; i <= 6000; i++) {
+    const width = (i * 37) % 300; // blank rows, short rows, rows wrapping once or twice
+    let line = `${i}:`;
+    while (line.length < width) line += ` w${(i * 7 + line.length) % 1000}`;
+    if (i % 5 === 0) line += ` ${symbols[i % symbols.length]} end`;
+    if (i % 11 === 0) line = `\x1b[1;31m${line}\x1b[0m  `; // SGR, written trailing spaces
+    text += `${line}\r\n`;
+    if (i % 500 === 0) {
+      feed(text);
+      text = "";
+      assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active), `after ${i} lines`);
+    }
+  }
+  const got = sb.buffer(small.buffer.active);
+  for (let y = 0; y < got.length; y++) {
+    assert.deepEqual(got.getLine(y)?.isWrapped, ref.buffer.active.getLine(y)?.isWrapped, `wrap flag ${y}`);
+  }
 });
 
 Deno.test("rows scrolled out of a scroll region at the top are kept", () => {
