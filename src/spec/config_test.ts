@@ -10,6 +10,7 @@ const DEFAULTS = {
   agent_stall_threshold_secs: 120,
   terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000, kill_grace_ms: 2000 },
   agents: {},
+  hosts: {},
   host: { pane_workers: 2, idle_timeout_secs: 30, heartbeat_secs: 30 },
 };
 
@@ -137,4 +138,12 @@ Deno.test("loadConfig: a missing file gives the defaults, a present one is parse
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("parseConfig: named remote hosts get their defaults; a bad name or a missing ssh is named", () => {
+  const config = parseConfig('{"hosts": {"gpu": {"ssh": "ann@gpu-1"}}}', FILE);
+  assert.deepEqual(config.hosts, { gpu: { ssh: "ann@gpu-1", paneflow: "paneflow" } });
+  assert.throws(() => parseConfig('{"hosts": {"a b": {"ssh": "x"}}}', FILE), /hosts/);
+  assert.throws(() => parseConfig('{"hosts": {"gpu": {}}}', FILE), /hosts\.gpu\.ssh/);
+  assert.throws(() => parseConfig('{"hosts": {"gpu": {"ssh": "x", "port": 2}}}', FILE), /hosts\.gpu\.port/);
 });
