@@ -20,7 +20,7 @@ const post = <T>(method: string, params: Record<string, unknown> = {}) =>
   );
 await post("Profiler.enable");
 await post("Profiler.setSamplingInterval", { interval: 200 });
-await import("../src/server/pane_worker.ts");
+await import("../src/server/pane/worker.ts");
 const inner = scope.onmessage!;
 scope.onmessage = async (e: MessageEvent) => {
   if (e.data === "profile-start") {

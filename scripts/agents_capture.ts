@@ -25,7 +25,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 const which = new Set(positionals.length ? positionals : ["codex", "gemini", "gemini-plain"]);
-const FIXTURES = values.out ?? new URL("./fixtures", import.meta.url).pathname;
+const FIXTURES = values.out ?? new URL("../tests/fixtures", import.meta.url).pathname;
 
 async function save(dir: string, name: string, text: string): Promise<void> {
   await Deno.mkdir(`${FIXTURES}/${dir}`, { recursive: true });

@@ -11,10 +11,11 @@ import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "./bus.ts";
-import { PanePool } from "./pane_pool.ts";
+import { PanePool } from "./pane/pool.ts";
 import { AgentTracker } from "../agents/tracker.ts";
 import { Registry } from "./registry.ts";
-import type { HostContext } from "./context.ts";
+import type { HostContext, Service } from "./context.ts";
+import type { Connection } from "./connection.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
@@ -172,6 +173,22 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     log,
   });
 
+  // The host's services, in start order; disposed in reverse. A capability
+  // adds one line here (and keeps its state in its own folder).
+  const services: Service[] = [
+    {
+      name: "panes",
+      dispose: async () => {
+        // Every pane closed (SIGHUP), then SIGKILL to what outlives it by terminal.kill_grace_ms.
+        await guard.stop(() => registry.closeAll().catch(() => {}));
+        pool.terminate();
+      },
+    },
+    { name: "agents", dispose: () => agents.dispose() },
+    { name: "plugins", dispose: () => plugins.dispose() },
+  ];
+  const open = new Map<number, Connection>();
+
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
   await Deno.chmod(opts.socketPath, 0o600);
   // The socket file is removed at the end only while it is still this one (its inode).
@@ -194,11 +211,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
           listener.close();
         } catch { /* closed */ }
       }
-      agents.dispose();
-      await plugins.dispose().catch(() => {});
-      // Every pane closed (SIGHUP), then SIGKILL to what outlives it by terminal.kill_grace_ms.
-      await guard.stop(() => registry.closeAll().catch(() => {}));
-      pool.terminate();
+      for (const service of [...services].reverse()) {
+        try {
+          await service.dispose?.();
+        } catch (e) {
+          log(`${service.name}: dispose failed: ${(e as Error).message}`);
+        }
+      }
       for (const c of connections) {
         try {
           c.close();
@@ -225,11 +244,18 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     shutdown: () => void stop(),
     sessions,
     plugins,
+    connections: open,
   };
+  for (const service of services) await service.start?.(ctx);
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
     heartbeatMs: config.host.heartbeat_secs * 1000,
     bus,
+    onConnection: (conn: Connection) => {
+      open.set(conn.id, conn);
+      conn.onClose(() => void open.delete(conn.id));
+      for (const service of services) service.connected?.(conn);
+    },
   };
 
   (async () => {
@@ -256,7 +282,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   })();
 
   if (opts.stdio) {
-    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing };
+    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing, kind: "stdio" };
     serveConnection(STDIO, ctx, stdioOpts).finally(() => {
       log("stdin ended");
       void stop();

@@ -19,9 +19,9 @@ import {
   removeFromLayout,
   splitLayout,
 } from "./layout.ts";
-import type { PanePool } from "./pane_pool.ts";
-import type { WorkerEvent } from "./_worker_protocol.ts";
-import { foreground } from "./proc.ts";
+import type { PanePool } from "./pane/pool.ts";
+import type { WorkerEvent } from "./pane/protocol.ts";
+import { foreground } from "./pane/proc.ts";
 import { newPaneToken, PANE_TOKEN_ENV } from "../isolation/hook_token.ts";
 import { HOST_ID_ENV, newHostId } from "../isolation/reap.ts";
 import { paneBaseEnv, paneShell } from "./pane/env.ts";

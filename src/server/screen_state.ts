@@ -14,7 +14,7 @@
  */
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type xterm from "@xterm/headless";
-import type { PanePool } from "./pane_pool.ts";
+import type { PanePool } from "./pane/pool.ts";
 import type { Registry } from "./registry.ts";
 
 /** Rows of scrollback `surface.screen` returns at most. */

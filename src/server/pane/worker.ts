@@ -31,9 +31,9 @@ import {
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
-} from "./_worker_protocol.ts";
+} from "./protocol.ts";
 import { PtyInput } from "./pty_input.ts";
-import { closeOnExecAll, wrapSpawn } from "../isolation/spawn.ts";
+import { closeOnExecAll, wrapSpawn } from "../../isolation/spawn.ts";
 import {
   openSession,
   sessionCall,
@@ -41,9 +41,9 @@ import {
   sessionExited,
   sessionOutput,
   sessionResized,
-} from "../session/worker.ts";
+} from "../../session/worker.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
-import { serializeScreen } from "./screen_state.ts";
+import { serializeScreen } from "../screen_state.ts";
 import {
   type BufferLike,
   changedSince,
