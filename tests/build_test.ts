@@ -117,7 +117,7 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
     assert.equal(built.code, 0, built.stderr);
     assert.match(built.stderr, /Installed .*\/bin\/paneflow-ai-hook\n/);
     assert.match(built.stderr, /is not on your PATH/);
-    assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js' 'mcp' "\$@"$/m);
+    assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js mcp "\$@"$/m);
     // What the compiled binary's smoke test does: a detached host, a pane, its output read back.
     const serve = await pf("serve", "--detach");
     assert.equal(serve.code, 0, serve.stderr);

@@ -10,7 +10,7 @@
 import { Client } from "../client/client.ts";
 import type { PaneInfo } from "../client/selectors.ts";
 import { RpcError } from "../errors.ts";
-import { type FlowPlan, type StepInstance, substitute } from "../spec/flow.ts";
+import { type FlowPlan, type StepInstance, substitute } from "./check.ts";
 
 /** Lines a `ready` pattern scans. */
 const SCAN_LINES = 500;

@@ -10,10 +10,11 @@ import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "./bus.ts";
-import { PanePool } from "./pane_pool.ts";
+import { PanePool } from "./pane/pool.ts";
 import { AgentTracker } from "../agents/tracker.ts";
 import { Registry } from "./registry.ts";
-import type { HostContext } from "./context.ts";
+import type { HostContext, Service } from "./context.ts";
+import type { Connection } from "./connection.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
@@ -153,6 +154,20 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   sessions = new Sessions(registry, pool);
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
 
+  // The host's services, in start order; disposed in reverse. A capability
+  // adds one line here (and keeps its state in its own folder).
+  const services: Service[] = [
+    {
+      name: "panes",
+      dispose: async () => {
+        await registry.closeAll().catch(() => {});
+        pool.terminate();
+      },
+    },
+    { name: "agents", dispose: () => agents.dispose() },
+  ];
+  const open = new Map<number, Connection>();
+
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
   await Deno.chmod(opts.socketPath, 0o600);
   // The socket file is removed at the end only while it is still this one (its inode).
@@ -175,9 +190,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
           listener.close();
         } catch { /* closed */ }
       }
-      agents.dispose();
-      await registry.closeAll().catch(() => {});
-      pool.terminate();
+      for (const service of [...services].reverse()) {
+        try {
+          await service.dispose?.();
+        } catch (e) {
+          log(`${service.name}: dispose failed: ${(e as Error).message}`);
+        }
+      }
       for (const c of connections) {
         try {
           c.close();
@@ -203,11 +222,18 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
     sessions,
+    connections: open,
   };
+  for (const service of services) await service.start?.(ctx);
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
     heartbeatMs: config.host.heartbeat_secs * 1000,
     bus,
+    onConnection: (conn: Connection) => {
+      open.set(conn.id, conn);
+      conn.onClose(() => void open.delete(conn.id));
+      for (const service of services) service.connected?.(conn);
+    },
   };
 
   (async () => {
@@ -234,7 +260,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   })();
 
   if (opts.stdio) {
-    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing };
+    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing, kind: "stdio" };
     serveConnection(STDIO, ctx, stdioOpts).finally(() => {
       log("stdin ended");
       void stop();

@@ -33,9 +33,9 @@
  */
 import { RpcError } from "../errors.ts";
 import { type Action, PW_KEYS, PW_SIGNALS, PwError, PwLimits, PwMessage } from "../spec/ptywright.ts";
-import type { PanePool } from "../server/pane_pool.ts";
+import type { PanePool } from "../server/pane/pool.ts";
 import type { Registry, Surface } from "../server/registry.ts";
-import type { WorkerEvent } from "../server/_worker_protocol.ts";
+import type { WorkerEvent } from "../server/pane/protocol.ts";
 import type { OutputDelta, ScreenSnapshot, WaitOutcome, WaitResult } from "./_protocol.ts";
 import type { Matcher } from "./matcher.ts";
 

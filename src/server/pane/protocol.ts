@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SessionCall, SessionEvent, SessionSpawn } from "../session/_protocol.ts";
+import type { SessionCall, SessionEvent, SessionSpawn } from "../../session/_protocol.ts";
 
 /**
  * How often a pane that keeps printing reports its new output generation

@@ -30,7 +30,7 @@ import {
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
-} from "./_worker_protocol.ts";
+} from "./protocol.ts";
 import { PtyInput } from "./pty_input.ts";
 import {
   openSession,
@@ -39,7 +39,7 @@ import {
   sessionExited,
   sessionOutput,
   sessionResized,
-} from "../session/worker.ts";
+} from "../../session/worker.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {
   type BufferLike,
