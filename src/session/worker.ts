@@ -7,7 +7,7 @@
  * a `screen_stable` duration can have elapsed: driven by the pane's own
  * changes, never by polling.
  *
- * pane_worker.ts calls the `session*` hooks; nothing here runs for other panes.
+ * src/server/pane/worker.ts calls the `session*` hooks; nothing here runs for other panes.
  *
  * @module
  */
