@@ -136,6 +136,8 @@ Deno.test("a Lua plugin loaded with plugin.load drives the echo TUI through the 
     const snap = await c.call("adapter.snapshot", { adapter: "e1" });
     assert.match(snap.plain_text, /READY>/);
 
+    // Adapter sessions are not in session.list (ptywright lists only session.create's).
+    assert.ok(!(await c.call("session.list")).sessions.includes(started.session));
     const live = await c.call("adapter.live");
     assert.deepEqual(live.adapters.map((a: { adapter: string }) => a.adapter), ["e1"]);
 

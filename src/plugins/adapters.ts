@@ -255,6 +255,15 @@ export class Adapters {
     }
   }
 
+  async #cursorOf(s: SessionState): Promise<{ row: number; col: number }> {
+    try {
+      const m = await this._pool.modes(s.surface.id);
+      return { row: m.cursor.y, col: m.cursor.x };
+    } catch {
+      return { row: -1, col: -1 };
+    }
+  }
+
   #transcript(a: Adapter): Promise<string> {
     return this.#transcriptOf(a.session);
   }
@@ -455,6 +464,7 @@ export class Adapters {
     for (const p of luaPlugins(matcher)) await this.plugins.prepare(p);
     const stable = hasStable(matcher);
     const needsTranscript = usesTranscript(matcher);
+    const needsCursor = usesCursor(matcher);
     const deadline = performance.now() + timeoutMs;
     const cancelled = () => new RpcError(PtyCode.Cancelled, PwMessage.Cancelled);
     while (true) {
@@ -470,10 +480,11 @@ export class Adapters {
       }
       const stableMs = s.sequence === seqBefore ? performance.now() - w.changedAt : 0;
       const exited = s.exited;
+      const cursor = needsCursor ? await this.#cursorOf(s) : { row: -1, col: -1 };
       const outcome = evaluate(matcher, {
         screen,
         transcript: tail,
-        cursor: { row: -1, col: -1 },
+        cursor,
         stableMs,
         exited,
         predicate: (plugin, predicate, p) =>
@@ -530,5 +541,11 @@ function luaPlugins(m: Matcher, out = new Set<string>()): Set<string> {
 function usesTranscript(m: Matcher): boolean {
   if (m.type === "transcript_contains" || m.type === "transcript_regex" || m.type === "lua") return true;
   if (m.type === "any" || m.type === "all") return m.value.some(usesTranscript);
+  return false;
+}
+
+function usesCursor(m: Matcher): boolean {
+  if (m.type === "cursor_at") return true;
+  if (m.type === "any" || m.type === "all") return m.value.some(usesCursor);
   return false;
 }

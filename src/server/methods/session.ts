@@ -56,7 +56,10 @@ export function redactSnapshot(snap: ScreenSnapshot, policy: Policy | null): Scr
 
 export const sessionMethods: PwHandlers<SessionMethod> = {
   "session.create": async (ctx, p) => ({ session: (await sessionsOf(ctx).create(p)).id }),
-  "session.list": (ctx) => ({ sessions: sessionsOf(ctx).list() }),
+  // As ptywright: adapter-owned sessions are listed by adapter.live, not here.
+  "session.list": (ctx) => ({
+    sessions: sessionsOf(ctx).all().filter((s) => !s.adapter).map((s) => s.id).sort(),
+  }),
   "session.close": async (ctx, p) => {
     await sessionsOf(ctx).close(p.session);
     return { closed: true };
