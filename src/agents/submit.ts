@@ -47,6 +47,11 @@ export function stripPasteEnd(text: string): string {
   return out.join("");
 }
 
+/** `text` as one bracketed paste: a terminator inside it cannot end the paste early. */
+export function bracketedPaste(text: string): string {
+  return `\x1b[200~${stripPasteEnd(text)}\x1b[201~`;
+}
+
 /** Prompts larger than this are written to a file and submitted by reference. */
 export const LARGE_PROMPT_BYTES = 16 * 1024;
 
@@ -108,7 +113,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
     }
   });
   try {
-    const payload = opts.bracketed ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
+    const payload = opts.bracketed ? bracketedPaste(text) : text;
     await pool.write(id, payload);
     // Wait until the input box shows the text before pressing Enter.
     const showDeadline = Date.now() + SHOW_TIMEOUT_MS;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { stripPasteEnd, submitDelayMs } from "./submit.ts";
+import { bracketedPaste, stripPasteEnd, submitDelayMs } from "./submit.ts";
 
 const PASTE_END = "\x1b[201~";
 
@@ -41,4 +41,12 @@ Deno.test("stripPasteEnd: removing a terminator cannot assemble a new one", () =
     assert.ok(!out.includes(PASTE_END), `${JSON.stringify(text)} -> ${JSON.stringify(out)}`);
     if (!text.includes(PASTE_END)) assert.equal(out, text);
   }
+});
+
+Deno.test("bracketedPaste wraps once; a terminator inside, even a nested one, cannot end it early", () => {
+  assert.equal(bracketedPaste("a\nb"), "\x1b[200~a\nb\x1b[201~");
+  const nasty = "x\x1b[2\x1b[201~01~y";
+  const out = bracketedPaste(nasty);
+  assert.equal(out.indexOf("\x1b[201~"), out.length - "\x1b[201~".length);
+  assert.ok(out.startsWith("\x1b[200~x") && out.includes("y"));
 });

@@ -13,7 +13,8 @@ import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import { launchers } from "../agents/launchers.ts";
 import { launchHooks } from "../agents/per_launch.ts";
-import { selfCommand } from "../paths.ts";
+import { dirname, selfCommand } from "../paths.ts";
+import { bracketedPaste } from "../agents/submit.ts";
 import {
   checkWorkspace,
   formatPath,
@@ -119,7 +120,7 @@ export function workspaceUp(ctx: HostContext, params: WorkspaceSpec): Promise<Up
 
 /** Per-launch hooks for an agent pane (see src/agents/per_launch.ts). */
 function perLaunch(ctx: HostContext, agent: string, paneEnv: Record<string, string>) {
-  const dir = ctx.socketPath.slice(0, ctx.socketPath.lastIndexOf("/")) || ".";
+  const dir = dirname(ctx.socketPath);
   try {
     return launchHooks(agent, {
       dir,
@@ -424,9 +425,7 @@ async function prefill(
   let payload = text;
   if (text.includes("\n")) {
     const modes = await ctx.pool.modes(s.id);
-    payload = modes.bracketed_paste
-      ? `\x1b[200~${text.replaceAll("\x1b[201~", "")}\x1b[201~`
-      : text.replaceAll("\n", " ");
+    payload = modes.bracketed_paste ? bracketedPaste(text) : text.replaceAll("\n", " ");
   }
   await ctx.pool.write(s.id, payload);
 }

@@ -9,7 +9,8 @@ import type { HostContext } from "../context.ts";
 import { defang, fence } from "../../agents/fence.ts";
 import { keyBytes } from "../pane/keys.ts";
 import type { Surface } from "../registry.ts";
-import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
+import { bracketedPaste, LARGE_PROMPT_BYTES, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
+import { dirname } from "../../paths.ts";
 import { splitWithWorktree } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
 import { screenHandler } from "../screen_state.ts";
@@ -31,7 +32,7 @@ function live(s: Surface): Surface {
 
 /** Writes a large prompt next to the socket so the agent can read it by reference. */
 async function writePromptFile(ctx: HostContext, id: number, text: string): Promise<string> {
-  const dir = `${ctx.socketPath.slice(0, ctx.socketPath.lastIndexOf("/"))}/prompts`;
+  const dir = `${dirname(ctx.socketPath)}/prompts`;
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const path = `${dir}/surface-${id}-${Date.now()}.md`;
   await Deno.writeTextFile(path, text, { mode: 0o600 });
@@ -157,7 +158,7 @@ export const surface: FamilyHandlers<"surface"> = {
         via_file: viaFile,
       };
     }
-    const payload = bracketed ? `\x1b[200~${stripPasteEnd(p.text)}\x1b[201~` : p.text;
+    const payload = bracketed ? bracketedPaste(p.text) : p.text;
     if (payload) await ctx.pool.write(s.id, payload);
     if (p.submit) {
       await sleep(submitDelayMs(ctx.config.submit_paste_delay_ms, bytes));
