@@ -31,7 +31,7 @@ export { Failure };
 const VERBS = `${ROOT}src/verbs/`;
 
 /** Verbs whose module graphs hold npm packages: loaded from source, never bundled. */
-export const HEAVY_VERBS = ["serve", "up", "flow", "mcp", "api"];
+export const HEAVY_VERBS = ["serve", "up", "flow", "mcp", "api", "msg", "agents"];
 
 const USAGE = `Usage: deno task build [--out <dir>] [--install]
 

@@ -16,6 +16,7 @@ import { Registry } from "./registry.ts";
 import type { HostContext } from "./rpc.ts";
 import { type Duplex, type FramingName, serveConnection, writeJson } from "./socket.ts";
 import { pruneOrphanWorktrees } from "./worktree.ts";
+import { PaneIO } from "../paneio/service.ts";
 
 /** A running host. */
 export interface Host {
@@ -41,6 +42,8 @@ export interface HostOptions {
    * deadline; when stdin ends, the host stops.
    */
   stdio?: { framing: FramingName };
+  /** The message queue's root (`serve --queue`); else config `queue.root`; none: no delivery. */
+  queueRoot?: string;
 }
 
 /** This process's stdin and stdout as one connection. */
@@ -167,6 +170,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         } catch { /* closed */ }
       }
       agents.dispose();
+      ctx.paneio?.dispose();
       await registry.closeAll().catch(() => {});
       pool.terminate();
       for (const c of connections) {
@@ -194,6 +198,19 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
   };
+  ctx.paneio = new PaneIO(ctx, bus);
+  const queueRoot = opts.queueRoot ?? config.queue.root;
+  if (queueRoot) {
+    try {
+      await ctx.paneio.startQueue(queueRoot, {
+        graceMs: config.queue.grace_secs * 1000,
+        timeoutMs: config.queue.timeout_secs * 1000,
+      });
+    } catch (e) {
+      await stop();
+      throw new Error(`Cannot start the message queue: ${(e as Error).message}`);
+    }
+  }
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
     heartbeatMs: config.host.heartbeat_secs * 1000,

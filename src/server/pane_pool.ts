@@ -187,6 +187,10 @@ export class PanePool {
   modes(id: number): Promise<ModesResult> {
     return this.#ask(id, { op: "modes", id });
   }
+  /** Clears the pane's scrollback and the screen above its cursor row (emulator side). */
+  clear(id: number): Promise<{ generation: number }> {
+    return this.#ask(id, { op: "clear", id });
+  }
 
   /** Kills the pane's program (SIGHUP) and frees its terminal. */
   async dispose(id: number): Promise<void> {

@@ -16,6 +16,8 @@ import type { PanePool } from "./pane_pool.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "./submit.ts";
 import type { Registry, Surface } from "./registry.ts";
 import { splitWithWorktree, workspaceUp } from "./up.ts";
+import type { PaneIO } from "../paneio/service.ts";
+import { paneioHandlers } from "../paneio/methods.ts";
 
 /** A JSON-RPC response object. */
 export type Response =
@@ -35,6 +37,8 @@ export interface HostContext {
   shutdown: () => void;
   /** The host's log (stderr or the --log file). */
   log?: (line: string) => void;
+  /** PaneIO: ask, readiness, clear, and the message queue (src/paneio/). */
+  paneio?: PaneIO;
 }
 
 type Handler<M extends Method> = (ctx: HostContext, params: Params<M>) => Promise<unknown> | unknown;
@@ -298,6 +302,7 @@ const handlers: Handlers = {
   "ai.stop": (ctx, p) => hook(ctx, "ai.stop", p),
   "ai.exit": (ctx, p) => hook(ctx, "ai.exit", p),
   "ai.session_end": (ctx, p) => hook(ctx, "ai.session_end", p),
+  ...paneioHandlers,
 };
 
 /** A validated request, ready to run. */

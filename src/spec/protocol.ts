@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
+import { paneioGated, paneioMethods } from "../paneio/protocol.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.number().int().min(0).describe("Zero-based workspace index");
@@ -152,6 +153,7 @@ export const methods = {
   "ai.stop": AiFrame,
   "ai.exit": AiFrame,
   "ai.session_end": AiFrame,
+  ...paneioMethods,
 } as const;
 
 /** A method name. */
@@ -164,6 +166,7 @@ export type Params<M extends Method> = z.infer<(typeof methods)[M]>;
 export const gatedMethods: Partial<Record<Method, "send" | "keystroke">> = {
   "surface.send_text": "send",
   "surface.send_keystroke": "keystroke",
+  ...paneioGated,
 };
 
 /** Renders a zod error as one line naming the field: `"lines": expected number`. */

@@ -5,7 +5,7 @@ import { defineVerb } from "./_verb.ts";
 export default defineVerb({
   name: "serve",
   summary: "Run the host: owns every pane's PTY and answers JSON-RPC on the socket",
-  usage: "paneflow serve [--detach | --stdio [--framing ndjson|lsp]] [--log <file>]",
+  usage: "paneflow serve [--detach | --stdio [--framing ndjson|lsp]] [--log <file>] [--queue <dir>]",
   details: [
     "Socket: $PANEFLOW_SOCKET_PATH, else $XDG_RUNTIME_DIR/paneflow/paneflow.sock,",
     "else /tmp/paneflow-$UID/paneflow.sock. Config: $PANEFLOW_CONFIG or",
@@ -29,6 +29,11 @@ export default defineVerb({
       value: "<file>",
       description: "Append the host's log to a file instead of stderr",
     },
+    queue: {
+      type: "string",
+      value: "<dir>",
+      description: "Deliver the agent message queue under <dir> (queue/, status/agents/; docs/paneio.md)",
+    },
   },
   positionals: [],
   async run({ opts }) {
@@ -41,7 +46,10 @@ export default defineVerb({
     const path = privateDir ? `${privateDir}/paneflow.sock` : socketPath();
     if (opts.detach) {
       const { startDetached } = await import("./_host.ts");
-      console.log(await startDetached(path));
+      const queue = opts.queue === undefined
+        ? []
+        : ["--queue", opts.queue.startsWith("/") ? opts.queue : `${Deno.cwd()}/${opts.queue}`];
+      console.log(await startDetached(path, { args: queue }));
       return 0;
     }
     const { startHost } = await import("../server/host.ts");
@@ -55,7 +63,7 @@ export default defineVerb({
     try {
       let host;
       try {
-        host = await startHost({ socketPath: path, signals: true, log, stdio });
+        host = await startHost({ socketPath: path, signals: true, log, stdio, queueRoot: opts.queue });
       } catch (e) {
         // A bad config, a live host on the path, a path too long: the user's to fix,
         // not an internal error. The log line lets `serve --detach` report it.
