@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Document, LineCounter, parseAllDocuments, stringify } from "yaml";
+import { type Document, LineCounter, parseAllDocuments, stringify } from "yaml";
 import { z } from "zod";
 import { nameProblem } from "../spec/workspace.ts";
 
@@ -120,7 +120,12 @@ export function parseQueue(text: string, file: string): Parsed {
     if (!r.success) {
       const issue = r.error.issues[0];
       // deno-lint-ignore no-explicit-any
-      const node = issue.path.length ? (doc.getIn(issue.path as any, true) as any) : null;
+      let node = issue.path.length ? (doc.getIn(issue.path as any, true) as any) : doc.contents as any;
+      if (issue.code === "unrecognized_keys" && node && Array.isArray(node.items)) {
+        // deno-lint-ignore no-explicit-any
+        const pair = node.items.find((p: any) => p?.key?.value === issue.keys[0]);
+        node = pair?.key ?? node;
+      }
       const at = node?.range?.[0] ?? (doc.contents as { range?: number[] } | null)?.range?.[0] ?? start;
       out.problems.push({ file, line: lineOf(at), message: describe(issue) });
       return;
