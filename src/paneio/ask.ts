@@ -16,6 +16,9 @@ import type { Readiness } from "./ready.ts";
 /** ptywright's timeout code (SPEC §9), used by PaneIO's waits too. */
 export const TIMEOUT_CODE = -32001;
 
+/** Rows of an agent's pane searched for the echo of the prompt. */
+const AGENT_ROWS = 1000;
+
 /** Fallback poll while waiting on events: covers a change no event reports. */
 const POLL_MS = 250;
 
@@ -44,12 +47,22 @@ export function parseReply(
   text: string,
   marker: string,
   rules: readonly PromptRule[],
+  { lastEcho = false } = {},
 ): ParsedReply {
   const lastSeen = [...rows].reverse().find((l) => l.trim() !== "") ?? "";
   const lastLine = [...text.split("\n")].reverse().find((l) => l.trim() !== "") ?? "";
   const tail = squash(lastLine).slice(-60);
   let echoEnd = -1;
-  if (tail) {
+  if (tail && lastEcho) {
+    // An agent's screen is redrawn, not appended to: its transcript shows the prompt somewhere
+    // above the input box; the newest showing is ours.
+    const short = tail.slice(-20);
+    for (let i = rows.length - 1; i >= 0 && echoEnd < 0; i--) {
+      if (squash(rows[i]).includes(short) || (i > 0 && squash(rows[i - 1] + rows[i]).includes(short))) {
+        echoEnd = i;
+      }
+    }
+  } else if (tail) {
     let acc = "";
     for (let i = 0; i < rows.length; i++) {
       acc += squash(rows[i]);
@@ -143,9 +156,11 @@ export async function ask(
 ): Promise<{ reply: string; elapsed_ms: number }> {
   const started = Date.now();
   const deadline = started + o.timeoutMs;
-  // The cursor's row: the prompt the text is typed after.
-  const from = Math.max(0, (await host.total(s)) - 1);
-  await host.type(s, o.text, o.submit);
+  // The cursor's row: the prompt the text is typed after (an agent redraws: its newest rows).
+  const total = await host.total(s);
+  const typed = await host.type(s, o.text, o.submit);
+  const agent = typed.agent !== null;
+  const from = agent ? Math.max(0, total - AGENT_ROWS) : Math.max(0, total - 1);
   let last: ParsedReply | null = null;
   const got = await waitOnPane(host, s, deadline, async () => {
     if (!host.alive(s)) {
@@ -154,7 +169,9 @@ export async function ask(
       });
     }
     const rows = await host.rows(s, from);
-    last = parseReply(rows.lines.slice(Math.max(0, from - rows.from)), o.text, o.marker, host.rules);
+    last = parseReply(rows.lines.slice(Math.max(0, from - rows.from)), o.text, o.marker, host.rules, {
+      lastEcho: agent,
+    });
     return last.found ? last : null;
   });
   if (!got) {

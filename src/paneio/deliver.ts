@@ -341,7 +341,7 @@ export class QueueService {
           if (st.state === "errored") return { error: st.message ?? "the agent's turn failed" };
           // A turn too short to be seen busy: the tracker's state still reached finished after the send.
           if ((sawTurn || Date.now() - started > 3000) && (st.state === "finished" || st.state === "idle")) {
-            return { result: st.last_result ?? await this.#screenResult(s, from, content) };
+            return { result: st.last_result ?? await this.#screenResult(s, content) };
           }
           return null;
         });
@@ -388,10 +388,12 @@ export class QueueService {
     return kept.join("\n");
   }
 
-  async #screenResult(s: Surface, from: number, content: string): Promise<string> {
-    const rows = await this._host.rows(s, from);
-    const lines = rows.lines.slice(Math.max(0, from - rows.from));
-    const echo = parseReply(lines, content, "\u0000", this._host.rules).echoEnd;
+  /** An agent's reply as its screen shows it (when no hook reported the turn's result). */
+  async #screenResult(s: Surface, content: string): Promise<string> {
+    const total = await this._host.total(s);
+    const rows = await this._host.rows(s, Math.max(0, total - 1000));
+    const lines = rows.lines;
+    const echo = parseReply(lines, content, "\u0000", this._host.rules, { lastEcho: true }).echoEnd;
     return this.#outputOf(lines.slice(echo + 1));
   }
 
