@@ -55,8 +55,9 @@ export type Message = z.infer<typeof Message>;
 export interface Located {
   msg: Message;
   file: string;
-  /** Index of its document in the file. */
+  /** Index of its document's chunk in the file, and of the document in the chunk. */
   index: number;
+  sub: number;
   line: number;
 }
 
@@ -67,11 +68,19 @@ export interface FileProblem {
   message: string;
 }
 
+/** A stretch of a file from one `---` line to the next (the first from the file's start). */
+export interface Chunk {
+  text: string;
+  start: number;
+  /** Its first line (1-based). */
+  line: number;
+}
+
 /** What a queue file holds. */
 export interface Parsed {
   messages: Located[];
   problems: FileProblem[];
-  docs: Document.Parsed[];
+  chunks: Chunk[];
 }
 
 /** The queue file of a channel. */
@@ -92,30 +101,66 @@ function describe(issue: z.core.$ZodIssue): string {
   return `${at}${issue.message}`;
 }
 
-/** Parses a queue file's text; problems carry file:line. */
-export function parseQueue(text: string, file: string): Parsed {
+/**
+ * Splits a stream at its `---` lines. A `---` at the start of a line is a
+ * document marker in YAML except inside a quoted or flow scalar spanning
+ * lines, which the parse of the chunks then reports as an error.
+ */
+export function splitChunks(text: string): Chunk[] {
+  const out: Chunk[] = [];
+  const re = /^---(?=[ \t]|\r?$)/gm;
+  let start = 0;
+  let line = 1;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    if (m.index === 0) continue;
+    const piece = text.slice(start, m.index);
+    out.push({ text: piece, start, line });
+    line += countLines(piece);
+    start = m.index;
+  }
+  if (start < text.length) out.push({ text: text.slice(start), start, line });
+  return out;
+}
+
+function countLines(t: string): number {
+  let n = 0;
+  for (let i = t.indexOf("\n"); i >= 0; i = t.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+type DocResult =
+  | { kind: "msg"; msg: Message; line: number }
+  | { kind: "problem"; line: number; message: string }
+  | { kind: "empty" };
+
+/** Parsed chunks by their text: a file that grows or changes in one place is parsed only there. */
+const chunkCache = new Map<string, DocResult[]>();
+const CHUNK_CACHE_MAX = 50_000;
+
+function parseChunk(text: string): DocResult[] {
+  const hit = chunkCache.get(text);
+  if (hit) return hit;
   const lc = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
-  const out: Parsed = { messages: [], problems: [], docs: [] };
-  if (!Array.isArray(docs)) {
-    // An empty stream: no messages.
-    return out;
-  }
-  out.docs = docs;
   const lineOf = (offset: number) => lc.linePos(offset).line;
-  docs.forEach((doc, index) => {
+  const out: DocResult[] = [];
+  for (const doc of Array.isArray(docs) ? docs : []) {
     const start = doc.range?.[0] ?? 0;
     if (doc.errors.length) {
       const e = doc.errors[0];
-      out.problems.push({
-        file,
+      out.push({
+        kind: "problem",
         line: lineOf(e.pos[0]),
         message: `invalid YAML: ${e.message.split("\n")[0]}`,
       });
-      return;
+      continue;
+    }
+    if (doc.contents === null) {
+      out.push({ kind: "empty" });
+      continue;
     }
     const value = doc.toJS({ maxAliasCount: 0 });
-    if (value === null && doc.contents === null) return; // an empty document (`---` at the end)
     const r = Message.safeParse(value);
     if (!r.success) {
       const issue = r.error.issues[0];
@@ -127,22 +172,38 @@ export function parseQueue(text: string, file: string): Parsed {
         node = pair?.key ?? node;
       }
       const at = node?.range?.[0] ?? (doc.contents as { range?: number[] } | null)?.range?.[0] ?? start;
-      out.problems.push({ file, line: lineOf(at), message: describe(issue) });
-      return;
-    }
-    const msg = r.data;
-    const expected = `${msg.from}_to_${msg.to}.yaml`;
-    if (base(file) !== expected) {
-      const node = doc.get("to", true) as { range?: number[] } | undefined;
-      out.problems.push({
-        file,
-        line: lineOf(node?.range?.[0] ?? start),
-        message: `a message from "${msg.from}" to "${msg.to}" belongs in queue/${expected}`,
-      });
-      return;
+      out.push({ kind: "problem", line: lineOf(at), message: describe(issue) });
+      continue;
     }
     const contentsStart = (doc.contents as { range?: number[] } | null)?.range?.[0] ?? start;
-    out.messages.push({ msg, file, index, line: lineOf(contentsStart) });
+    out.push({ kind: "msg", msg: r.data, line: lineOf(contentsStart) });
+  }
+  if (chunkCache.size >= CHUNK_CACHE_MAX) chunkCache.clear();
+  chunkCache.set(text, out);
+  return out;
+}
+
+/** Parses a queue file's text; problems carry file:line. */
+export function parseQueue(text: string, file: string): Parsed {
+  const chunks = splitChunks(text);
+  const out: Parsed = { messages: [], problems: [], chunks };
+  chunks.forEach((chunk, index) => {
+    parseChunk(chunk.text).forEach((d, sub) => {
+      const line = d.kind === "empty" ? 0 : chunk.line + d.line - 1;
+      if (d.kind === "problem") out.problems.push({ file, line, message: d.message });
+      if (d.kind !== "msg") return;
+      const msg = d.msg;
+      const expected = `${msg.from}_to_${msg.to}.yaml`;
+      if (base(file) !== expected) {
+        out.problems.push({
+          file,
+          line,
+          message: `a message from "${msg.from}" to "${msg.to}" belongs in queue/${expected}`,
+        });
+        return;
+      }
+      out.messages.push({ msg, file, index, sub, line });
+    });
   });
   const ids = new Map<string, number>();
   for (const m of out.messages) {
@@ -165,13 +226,13 @@ export async function readQueue(file: string): Promise<Parsed & { text: string |
   try {
     info = await Deno.stat(file);
   } catch {
-    return { messages: [], problems: [], docs: [], text: null };
+    return { messages: [], problems: [], chunks: [], text: null };
   }
   if (!info.isFile) {
     return {
       messages: [],
       problems: [{ file, line: 1, message: "not a regular file" }],
-      docs: [],
+      chunks: [],
       text: null,
     };
   }
@@ -179,7 +240,7 @@ export async function readQueue(file: string): Promise<Parsed & { text: string |
     return {
       messages: [],
       problems: [{ file, line: 1, message: `file is ${info.size} bytes; the limit is ${MAX_FILE_BYTES}` }],
-      docs: [],
+      chunks: [],
       text: null,
     };
   }
@@ -187,11 +248,11 @@ export async function readQueue(file: string): Promise<Parsed & { text: string |
   try {
     bytes = await Deno.readFile(file);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { messages: [], problems: [], docs: [], text: null };
+    if (e instanceof Deno.errors.NotFound) return { messages: [], problems: [], chunks: [], text: null };
     return {
       messages: [],
       problems: [{ file, line: 1, message: `cannot read: ${(e as Error).message}` }],
-      docs: [],
+      chunks: [],
       text: null,
     };
   }
@@ -199,7 +260,7 @@ export async function readQueue(file: string): Promise<Parsed & { text: string |
     return {
       messages: [],
       problems: [{ file, line: 1, message: `file is ${bytes.length} bytes; the limit is ${MAX_FILE_BYTES}` }],
-      docs: [],
+      chunks: [],
       text: null,
     };
   }
@@ -207,7 +268,12 @@ export async function readQueue(file: string): Promise<Parsed & { text: string |
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return { messages: [], problems: [{ file, line: 1, message: "not valid UTF-8" }], docs: [], text: null };
+    return {
+      messages: [],
+      problems: [{ file, line: 1, message: "not valid UTF-8" }],
+      chunks: [],
+      text: null,
+    };
   }
   return { ...parseQueue(text, file), text };
 }
@@ -297,21 +363,34 @@ export async function appendMessage(root: string, msg: Message): Promise<string>
   return file;
 }
 
-/** Renders parsed documents back to a stream. */
-function render(docs: Document.Parsed[]): string {
-  return docs.map((d, i) => {
-    const t = String(d);
-    if (i === 0) return t.endsWith("\n") ? t : t + "\n";
-    const body = t.startsWith("---") ? t : `---\n${t}`;
-    return body.endsWith("\n") ? body : body + "\n";
+/** A chunk with one document changed: its status and metadata entries set, the rest kept. */
+function editChunk(
+  chunk: string,
+  sub: number,
+  delta: { status?: Message["status"]; metadata?: Record<string, unknown> },
+): string {
+  const docs = parseAllDocuments(chunk) as Document.Parsed[];
+  const doc = docs[sub];
+  if (delta.status) doc.set("status", delta.status);
+  for (const [k, v] of Object.entries(delta.metadata ?? {})) {
+    if (!doc.has("metadata") || doc.get("metadata") === null) doc.set("metadata", doc.createNode({}));
+    doc.setIn(["metadata", k], doc.createNode(v));
+  }
+  const text = docs.map((d, i) => {
+    let t = String(d);
+    if (i > 0 && !t.startsWith("---")) t = `---\n${t}`;
+    return t.endsWith("\n") ? t : t + "\n";
   }).join("");
+  // The marker this chunk started with stays (String() drops a bare `---` line's comments only).
+  return chunk.startsWith("---") && !text.startsWith("---") ? `---\n${text}` : text;
 }
 
 /**
  * Changes one message in place under the file's lock: `change` gets the
  * message as it is now and returns its new status and metadata fields, or
- * null to leave it. The other documents, comments and order are kept.
- * Returns the message after the change, or null when it was left (or is gone).
+ * null to leave it. Only that message's document is rewritten; the others,
+ * their comments and order stay byte for byte. Returns the message after the
+ * change, or null when it was left (or is gone, or the file has a problem).
  */
 export async function updateMessage(
   file: string,
@@ -325,13 +404,12 @@ export async function updateMessage(
     if (!found) return null;
     const delta = change(found.msg);
     if (!delta) return null;
-    const doc = cur.docs[found.index];
-    if (delta.status) doc.set("status", delta.status);
-    for (const [k, v] of Object.entries(delta.metadata ?? {})) {
-      if (!doc.has("metadata") || doc.get("metadata") === null) doc.set("metadata", doc.createNode({}));
-      doc.setIn(["metadata", k], doc.createNode(v));
-    }
-    await atomicWrite(file, render(cur.docs));
+    const chunk = cur.chunks[found.index];
+    const edited = editChunk(chunk.text, found.sub, delta);
+    await atomicWrite(
+      file,
+      cur.text.slice(0, chunk.start) + edited + cur.text.slice(chunk.start + chunk.text.length),
+    );
     return {
       ...found.msg,
       status: delta.status ?? found.msg.status,
@@ -348,15 +426,24 @@ export async function pruneFile(file: string, drop: (msg: Message) => boolean): 
   return await withLock(file, async () => {
     const cur = await readQueue(file);
     if (cur.text === null || cur.problems.length) return 0;
-    const gone = new Set(
-      cur.messages.filter((m) => (m.msg.status === "completed" || m.msg.status === "failed") && drop(m.msg))
-        .map((m) => m.index),
-    );
-    if (!gone.size) return 0;
-    const keep = cur.docs.filter((d, i) => !gone.has(i) && !(d.contents === null && !d.errors.length));
-    if (!keep.length) await Deno.remove(file);
-    else await atomicWrite(file, render(keep));
-    return gone.size;
+    const byChunk = new Map<number, Located[]>();
+    for (const m of cur.messages) byChunk.set(m.index, [...byChunk.get(m.index) ?? [], m]);
+    let gone = 0;
+    const kept: string[] = [];
+    cur.chunks.forEach((c, i) => {
+      const ms = byChunk.get(i) ?? [];
+      const finished = ms.length > 0 &&
+        ms.every((m) => (m.msg.status === "completed" || m.msg.status === "failed") && drop(m.msg));
+      if (finished) gone += ms.length;
+      else if (ms.length) kept.push(c.text);
+    });
+    if (!gone) return 0;
+    if (!kept.length) await Deno.remove(file);
+    else {
+      // The first chunk left may carry a `---`: harmless, a stream may start with one.
+      await atomicWrite(file, kept.map((t) => (t.endsWith("\n") ? t : t + "\n")).join(""));
+    }
+    return gone;
   });
 }
 
