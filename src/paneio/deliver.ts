@@ -37,6 +37,9 @@ export interface QueueSettings {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** PANEFLOW_QUEUE_TRACE=1 logs the time each delivery step took (for bench/paneio.ts). */
+const TRACE = Deno.env.get("PANEFLOW_QUEUE_TRACE") === "1";
+let lastEventAt = 0;
 const now = () => new Date().toISOString();
 
 interface FileState {
@@ -126,6 +129,7 @@ export class QueueService {
             continue;
           }
           if (ev.paths.some((p) => p.endsWith(".yaml") && !p.slice(p.lastIndexOf("/") + 1).startsWith("."))) {
+            if (TRACE) lastEventAt = performance.now();
             void this.scan();
           }
         }
@@ -279,6 +283,9 @@ export class QueueService {
         });
         continue;
       }
+      if (TRACE) {
+        this._host.log(`trace ${m.msg.id}: event->ready ${(performance.now() - lastEventAt).toFixed(1)} ms`);
+      }
       await this.#deliver(m, s);
     }
   }
@@ -288,7 +295,9 @@ export class QueueService {
     const id = m.msg.id;
     this.#active.add(id);
     try {
+      const t0 = performance.now();
       const from = Math.max(0, (await this._host.total(s)) - 1);
+      const t1 = performance.now();
       const claimed = await updateMessage(
         m.file,
         id,
@@ -297,13 +306,24 @@ export class QueueService {
             ? { status: "in_progress", metadata: { delivered_at: now(), surface_id: s.id } }
             : null,
       );
+      const t2 = performance.now();
       await this.#load(m.file);
+      const t3 = performance.now();
       if (!claimed) return; // changed or removed by someone else meanwhile
       this.#current.set(s.name ?? m.msg.to, id);
       this.#scheduleStatus();
       let typed;
       try {
         typed = await this._host.type(s, m.msg.content.replace(/\n+$/, ""));
+        if (TRACE) {
+          const t4 = performance.now();
+          this._host.log(
+            `trace ${id}: total ${(t1 - t0).toFixed(1)} claim ${(t2 - t1).toFixed(1)} load ${
+              (t3 - t2).toFixed(1)
+            } ` +
+              `type ${(t4 - t3).toFixed(1)} ms`,
+          );
+        }
       } catch (e) {
         await this.#finish(m, "failed", { reason: `typing failed: ${(e as Error).message}` });
         return;

@@ -147,7 +147,10 @@ export class PaneHost {
       );
     }
     const { bracketed_paste: bracketed } = await ctx.pool.modes(s.id);
-    if (submit) await ctx.agents.detectUntracked([s]);
+    // The quick look (the foreground group's leader and its children): a full /proc scan per
+    // message would cost a queue backlog tens of ms each. An agent deeper down is found by the
+    // tracker's periodic scan, as for surface.status.
+    if (submit) await ctx.agents.detectUntracked([s], true);
     const agent = ctx.agents.toolOf(s.id);
     if (submit && agent) {
       let body = text;

@@ -11,6 +11,8 @@ const DEFAULTS = {
   terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000 },
   agents: {},
   host: { pane_workers: 2, idle_timeout_secs: 30, heartbeat_secs: 30 },
+  paneio: { prompt_patterns: [] },
+  queue: { grace_secs: 30, timeout_secs: 3600 },
 };
 
 function fails(text: string, message: string) {

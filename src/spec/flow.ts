@@ -53,6 +53,17 @@ const Step = z.strictObject({
     lines: z.number().int().min(1).max(500),
   }).optional(),
   submit: z.boolean().optional(),
+  message: z.strictObject({
+    to: z.string().min(1),
+    content: z.string(),
+    from: z.string().min(1).optional(),
+    type: z.enum(["task", "info", "result", "error"]).optional(),
+    timeout_secs: z.number().positive().optional(),
+    var: z.string().regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      "must be a name of letters, digits and _ that does not start with a digit",
+    ).optional(),
+  }).optional(),
 });
 
 type Step = z.infer<typeof Step>;
@@ -88,6 +99,18 @@ export interface StepInstance {
   send: { target: string; text: string; submit: boolean } | null;
   ready: { pattern: string; timeout_secs: number } | null;
   capture: { var: string; lines: number } | null;
+  /**
+   * A message to put on the host's queue (docs/paneio.md) and wait for: its
+   * result goes into `var` when given.
+   */
+  message: {
+    to: string;
+    content: string;
+    from: string;
+    type: "task" | "info" | "result" | "error";
+    timeout_secs: number;
+    var: string | null;
+  } | null;
 }
 
 /** A validated flow. */
@@ -161,6 +184,7 @@ const KNOWN_KEYS: Record<string, string[]> = {
   send: ["target", "text", "submit"],
   ready: ["pattern", "timeout_secs"],
   capture: ["var", "lines"],
+  message: ["to", "content", "from", "type", "timeout_secs", "var"],
 };
 
 /** Schema problems, in our words. */
@@ -409,8 +433,25 @@ export function checkFlow(
       });
     }
     const broken = brokenOf(i);
-    if (!s.pane && !s.send && !broken.has("pane") && !broken.has("send")) {
-      issues.push({ path: at("id"), message: `step "${s.id}" does nothing: give it a "pane" or a "send"` });
+    if (s.message && (s.pane || s.send)) {
+      issues.push({
+        path: at("message"),
+        message: `"message" is a step of its own: not with "pane" or "send"`,
+      });
+    }
+    if (s.message && s.ready) {
+      issues.push({
+        path: at("ready"),
+        message: `a "message" step waits for the message's result, not a "ready"`,
+      });
+    }
+    if (
+      !s.pane && !s.send && !s.message && !broken.has("pane") && !broken.has("send") && !broken.has("message")
+    ) {
+      issues.push({
+        path: at("id"),
+        message: `step "${s.id}" does nothing: give it a "pane", a "send" or a "message"`,
+      });
     }
     if (s.capture && !s.ready && !broken.has("ready")) {
       issues.push({
@@ -455,6 +496,20 @@ export function checkFlow(
           message: `capture "${s.capture.var}" is also defined by step "${captures[s.capture.var].step}"`,
         });
       } else captures[s.capture.var] = { step: s.id, foreach: !!s.foreach };
+    }
+    const mvar = s.message?.var;
+    if (mvar !== undefined) {
+      if (mvar === "item") {
+        issues.push({
+          path: at("message", "var"),
+          message: `"item" is taken by \${item} (a foreach step's item); pick another name`,
+        });
+      } else if (captures[mvar]) {
+        issues.push({
+          path: at("message", "var"),
+          message: `capture "${mvar}" is also defined by step "${captures[mvar].step}"`,
+        });
+      } else captures[mvar] = { step: s.id, foreach: !!s.foreach };
     }
   });
 
@@ -536,6 +591,8 @@ export function checkFlow(
     tokens(s.ready?.pattern, at("ready", "pattern"), false);
     tokens(s.send?.target, at("send", "target"), false);
     tokens(s.send?.text, at("send", "text"), true);
+    tokens(s.message?.to, at("message", "to"), false);
+    tokens(s.message?.content, at("message", "content"), true);
     if (s.pane) {
       for (const k of PANE_TEXT_FIELDS) tokens(s.pane[k], at("pane", k), k === "prompt");
       for (const [k, v] of Object.entries(s.pane.env ?? {})) {
@@ -713,6 +770,16 @@ export function checkFlow(
         send,
         ready,
         capture: s.capture ?? null,
+        message: s.message
+          ? {
+            to: sub(s.message.to),
+            content: sub(s.message.content),
+            from: s.message.from ?? "flow",
+            type: s.message.type ?? "task",
+            timeout_secs: s.message.timeout_secs ?? defaultTimeout ?? 3600,
+            var: s.message.var ?? null,
+          }
+          : null,
       });
     }
   });
