@@ -26,12 +26,14 @@
  */
 import { relative, resolve } from "node:path";
 import { Failure, fromCaller, parseOptions, ROOT, runScript } from "./_script.ts";
+import { verbs } from "../src/verbs/mod.ts";
+import { shQuote } from "../src/sh.ts";
 
 export { Failure };
 const VERBS = `${ROOT}src/verbs/`;
 
-/** Verbs whose module graphs hold npm packages: loaded from source, never bundled. */
-export const HEAVY_VERBS = ["serve", "up", "flow", "mcp", "api", "msg", "agents"];
+/** Verbs whose module graphs hold npm packages (`heavy` in the verb registry): loaded from source, never bundled. */
+export const HEAVY_VERBS = verbs.filter((v) => v.heavy).map((v) => v.name);
 
 const USAGE = `Usage: deno task build [--out <dir>] [--install]
 
@@ -83,7 +85,7 @@ async function checkSelfContained(out: string, stubs: Set<string>): Promise<void
     if (what) {
       throw new Failure(
         `${relative(out, file)} ${what}: a bundled verb must not load npm packages ` +
-          `(list it in HEAVY_VERBS in scripts/build.ts to load it from source instead)`,
+          `(mark it "heavy: true" in src/verbs/mod.ts to load it from source instead)`,
       );
     }
   }
@@ -168,11 +170,6 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
     }
   }
   await checkSelfContained(out, stubs);
-}
-
-/** A word for sh, in single quotes. */
-function shQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**

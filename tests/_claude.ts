@@ -246,10 +246,9 @@ export async function prepareClaudeEnv(opts: ClaudeEnvOptions): Promise<ClaudeEn
   };
 }
 
-/** Quotes one word for `sh -c`. */
-export function shQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
+import { shQuote } from "../src/sh.ts";
+
+export { shQuote };
 
 /**
  * The shell command that runs this checkout's CLI (`paneflow`), e.g. for hook

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { Client } from "../src/client/client.ts";
+
 /** The repo root. */
 export const ROOT = new URL("../", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
@@ -220,10 +222,16 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
       return JSON.parse(r.stdout);
     },
     rpc,
-    async call(method, params) {
-      const res = await rpc(method, params);
-      if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
-      return res.result;
+    async call<T>(method: string, params?: unknown): Promise<T> {
+      // The product's client (replies matched by id), on a connection of its own.
+      const client = await Client.connect(socket);
+      try {
+        const res = await client.request(method, params);
+        if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
+        return res.result as T;
+      } finally {
+        client.close();
+      }
     },
     log: served.log,
     async stop() {

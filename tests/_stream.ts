@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { Client } from "../src/client/client.ts";
 import { ROOT, waitUntil } from "./_harness.ts";
 
 const encoder = new TextEncoder();
@@ -149,46 +150,20 @@ export async function subscribe(socket: string, opts: SubscribeOptions = {}): Pr
 }
 
 /**
- * A persistent JSON-RPC connection. Requests may be pipelined: several calls
- * can be in flight, and the host answers them in order.
+ * A persistent JSON-RPC connection: the product's client (src/client/), so
+ * requests may be pipelined and replies are matched by id.
  */
 export class RpcConn {
-  #id = 0;
-  #waiting: { resolve: (res: Record<string, unknown>) => void; reject: (e: Error) => void }[] = [];
-  #writing: Promise<void> = Promise.resolve();
-  #closed = false;
-
-  private constructor(readonly conn: Deno.Conn) {
-    this.#pump();
-  }
+  private constructor(readonly client: Client) {}
 
   /** Connects to `socket`. */
   static async open(socket: string): Promise<RpcConn> {
-    return new RpcConn(await Deno.connect({ transport: "unix", path: socket }));
-  }
-
-  async #pump() {
-    try {
-      for await (const { line } of linesOf(chunksOf(this.conn))) {
-        if (line) this.#waiting.shift()?.resolve(JSON.parse(line));
-      }
-    } catch {
-      /* not JSON: the connection is broken */
-    }
-    this.#closed = true;
-    for (const w of this.#waiting.splice(0)) w.reject(new Error("Connection closed waiting for an answer"));
+    return new RpcConn(new Client(await Deno.connect({ transport: "unix", path: socket }), socket));
   }
 
   /** Sends a request and returns the whole response object. */
   request(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
-    if (this.#closed) return Promise.reject(new Error(`Connection closed before ${method}`));
-    const id = ++this.#id;
-    const answer = new Promise<Record<string, unknown>>((resolve, reject) =>
-      this.#waiting.push({ resolve, reject })
-    );
-    const line = encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    this.#writing = this.#writing.then(() => writeAll(this.conn, line)).catch(() => {});
-    return answer;
+    return this.client.request(method, params);
   }
 
   /** Calls a method and returns its result; throws on an error response. */
@@ -199,9 +174,7 @@ export class RpcConn {
   }
 
   close(): void {
-    try {
-      this.conn.close();
-    } catch { /* already closed */ }
+    this.client.close();
   }
 }
 

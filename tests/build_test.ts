@@ -117,7 +117,7 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
     assert.equal(built.code, 0, built.stderr);
     assert.match(built.stderr, /Installed .*\/bin\/paneflow-ai-hook\n/);
     assert.match(built.stderr, /is not on your PATH/);
-    assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js' 'mcp' "\$@"$/m);
+    assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js mcp "\$@"$/m);
     // What the compiled binary's smoke test does: a detached host, a pane, its output read back.
     const serve = await pf("serve", "--detach");
     assert.equal(serve.code, 0, serve.stderr);
@@ -140,7 +140,7 @@ Deno.test("build: refuses an --out outside the project or not its own", async ()
   const source = await buildTask(["--out", `${ROOT}src`]);
   assert.equal(source.code, 2);
   assert.match(source.stderr, /src is not empty and holds no earlier build; refusing to empty it/);
-  assert.ok((await Deno.stat(`${ROOT}src/client.ts`)).isFile);
+  assert.ok((await Deno.stat(`${ROOT}src/client/client.ts`)).isFile);
   const file = await buildTask(["--out", `${ROOT}deno.json`]);
   assert.equal(file.code, 2);
   assert.match(file.stderr, /^build: \S*deno\.json is a file, not a directory\n$/);

@@ -685,7 +685,7 @@ Deno.test("flow run --keep-host: starts a detached host that outlives the run", 
     PANEFLOW_IPC_SCRIPTING: "1",
   };
   const call = async <T>(method: string, params: unknown = {}): Promise<T> => {
-    const { Client } = await import("../src/client.ts");
+    const { Client } = await import("../src/client/client.ts");
     const c = await Client.connect(socket);
     try {
       return await c.call<T>(method, params);

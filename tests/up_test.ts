@@ -6,7 +6,7 @@
  * failure / timeout, teardown auto and keep, prune after the host is killed).
  */
 import assert from "node:assert/strict";
-import type { UpPane, UpResult } from "../src/server/up.ts";
+import type { UpPane, UpResult } from "../src/up/apply.ts";
 import {
   exists,
   readPane,

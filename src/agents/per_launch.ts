@@ -10,11 +10,7 @@
  * @module
  */
 import { HOOK_EVENTS, hookStatus, MARKER } from "./claude_settings.ts";
-
-/** Quotes one argument for sh. */
-export function shQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-}
+import { shQuote } from "../sh.ts";
 
 /** What to add to an agent's command line, and what to remove afterwards. */
 export interface LaunchHooks {

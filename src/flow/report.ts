@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FlowPlan } from "../spec/flow.ts";
+import type { FlowPlan } from "./check.ts";
 import type { FlowReport, ProgressSink, StepReport } from "./runner.ts";
 
 const enc = new TextEncoder();

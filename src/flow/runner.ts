@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { Client, type PaneInfo } from "../client.ts";
+import { Client } from "../client/client.ts";
+import type { PaneInfo } from "../client/selectors.ts";
 import { RpcError } from "../errors.ts";
-import { type FlowPlan, type StepInstance, substitute } from "../spec/flow.ts";
+import { type FlowPlan, type StepInstance, substitute } from "./check.ts";
 
 /** Lines a `ready` pattern scans. */
 const SCAN_LINES = 500;
@@ -90,19 +91,14 @@ class ChangeFeed {
 
   async start(path: string) {
     this.#client = await Client.connect(path);
-    await this.#client.send("events.subscribe", {
+    await this.#client.subscribe({
       types: ["surface_changed", "surface_exited", "surface_closed"],
     });
     (async () => {
       while (!this.#closed) {
-        const line = await this.#client!.readLine();
-        if (line === null) break;
-        let ev: { type: string; surface_id?: number; exit_code?: number };
-        try {
-          ev = JSON.parse(line);
-        } catch {
-          continue;
-        }
+        const msg = await this.#client!.next();
+        if (msg === null) break;
+        const ev = msg.value as { type: string; surface_id?: number; exit_code?: number };
         if (ev.surface_id === undefined) {
           if (ev.type === "dropped") { for (const set of this.#waiters.values()) for (const w of set) w(); }
           continue;

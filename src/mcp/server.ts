@@ -15,12 +15,13 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import process from "node:process";
 import { z } from "zod";
-import { Client, type PaneInfo } from "../client.ts";
+import { Client } from "../client/client.ts";
+import type { PaneInfo } from "../client/selectors.ts";
 import { CliFailure, RpcError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
-import { defang, fence } from "../server/fence.ts";
+import { defang, fence } from "../agents/fence.ts";
 import { VERSION } from "../spec/codes.ts";
-import { paneUri, resolveTarget, TargetError } from "./targets.ts";
+import { paneUri, resolveTarget, TargetError } from "../client/selectors.ts";
 
 /** Default and largest `read_pane` line counts (SPEC §3, §8). */
 export const READ_LINES = { default: 200, max: 4000 } as const;
@@ -338,12 +339,11 @@ async function watchPanes(server: McpServer, socket: string, signal: AbortSignal
       const stop = () => client.close();
       signal.addEventListener("abort", stop);
       try {
-        await client.send("events.subscribe", { types: ["surface_created", "surface_closed"] });
-        await client.readLine(); // the ack
+        await client.subscribe({ types: ["surface_created", "surface_closed"] });
         while (true) {
-          const line = await client.readLine();
-          if (line === null) break;
-          if (/"type":\s*"surface_(created|closed)"/.test(line) && server.isConnected()) {
+          const msg = await client.next();
+          if (msg === null) break;
+          if (/^surface_(created|closed)$/.test(String(msg.value.type)) && server.isConnected()) {
             server.sendResourceListChanged();
           }
         }

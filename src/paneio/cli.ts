@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Client } from "../client.ts";
+import { Client } from "../client/client.ts";
 import { CliFailure } from "../errors.ts";
 import { socketPath } from "../paths.ts";
 import { type Located, queueFiles, readQueue } from "./store.ts";

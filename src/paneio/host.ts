@@ -10,9 +10,12 @@
 import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { BusEvent, EventBus } from "../server/bus.ts";
-import type { HostContext } from "../server/rpc.ts";
+import type { Config } from "../spec/config.ts";
+import type { AgentTracker } from "../agents/tracker.ts";
+import type { PanePool } from "../server/pane_pool.ts";
+import type { Registry } from "../server/registry.ts";
 import type { Surface } from "../server/registry.ts";
-import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../server/submit.ts";
+import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../agents/submit.ts";
 import { PROMPT_RULES, type PromptRule, userRules } from "./prompts.ts";
 import { type Readiness, readiness } from "./ready.ts";
 
@@ -32,12 +35,25 @@ export interface Typed {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The parts of the host PaneIO uses (a structural slice of `HostContext`,
+ * so that the context can hold PaneIO without an import circle).
+ */
+export interface HostParts {
+  config: Config;
+  registry: Registry;
+  pool: PanePool;
+  agents: AgentTracker;
+  socketPath: string;
+  log?: (line: string) => void;
+}
+
 /** The PaneIO view of one host. */
 export class PaneHost {
   #listeners = new Set<(ev: BusEvent) => void>();
   readonly rules: PromptRule[];
 
-  constructor(private readonly _ctx: HostContext, bus: EventBus) {
+  constructor(private readonly _ctx: HostParts, bus: EventBus) {
     bus.tap((ev) => {
       for (const fn of this.#listeners) fn(ev);
     });

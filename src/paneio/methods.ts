@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
-import type { HostContext } from "../server/rpc.ts";
+import type { HostContext } from "../server/context.ts";
 import { ask, waitReady } from "./ask.ts";
 import type { paneioMethods } from "./protocol.ts";
 import type { PaneIO } from "./service.ts";

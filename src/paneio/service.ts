@@ -5,16 +5,15 @@
  * @module
  */
 import type { EventBus } from "../server/bus.ts";
-import type { HostContext } from "../server/rpc.ts";
 import { QueueService } from "./deliver.ts";
-import { PaneHost } from "./host.ts";
+import { type HostParts, PaneHost } from "./host.ts";
 
 /** PaneIO's state on one host. */
 export class PaneIO {
   readonly host: PaneHost;
   queue: QueueService | null = null;
 
-  constructor(ctx: HostContext, bus: EventBus) {
+  constructor(ctx: HostParts, bus: EventBus) {
     this.host = new PaneHost(ctx, bus);
   }
 

@@ -11,11 +11,13 @@ import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "./bus.ts";
 import { PanePool } from "./pane_pool.ts";
-import { AgentTracker } from "./agents.ts";
+import { AgentTracker } from "../agents/tracker.ts";
 import { Registry } from "./registry.ts";
-import type { HostContext } from "./rpc.ts";
-import { type Duplex, type FramingName, serveConnection, writeJson } from "./socket.ts";
-import { pruneOrphanWorktrees } from "./worktree.ts";
+import type { HostContext } from "./context.ts";
+import type { Duplex } from "../wire/duplex.ts";
+import { type FramingName, writeJson } from "../wire/framing.ts";
+import { serveConnection } from "./socket.ts";
+import { pruneOrphanWorktrees } from "../up/worktree.ts";
 import { PaneIO } from "../paneio/service.ts";
 
 /** A running host. */

@@ -22,6 +22,7 @@ import {
 import type { PanePool } from "./pane_pool.ts";
 import type { WorkerEvent } from "./_worker_protocol.ts";
 import { foreground } from "./proc.ts";
+import { paneBaseEnv, paneShell } from "./pane/env.ts";
 
 /** A pane. */
 export interface Surface {
@@ -165,11 +166,10 @@ export class Registry {
     const cwd = this.#checkCwd(opts.cwd ?? ws.cwd);
     if (opts.name !== undefined) this.#checkName(opts.name, null);
     const id = this.#nextSurface++;
-    const shell = this._config.terminal.shell ?? Deno.env.get("SHELL") ?? "/bin/sh";
+    const shell = paneShell(this._config);
     const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
     const env: Record<string, string> = {
-      ...Deno.env.toObject(),
-      ...this._config.terminal.env,
+      ...paneBaseEnv(this._config),
       ...opts.env,
       PANEFLOW_SOCKET_PATH: this._socketPath,
       PANEFLOW_SURFACE_ID: String(id),

@@ -10,17 +10,12 @@
 import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
 import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
 import type { EventBus } from "./bus.ts";
-import { dispatch, type HostContext, parseEnvelope, type Response } from "./rpc.ts";
-
-/** A byte stream with a writer, such as a `Deno.Conn` or stdio. */
-export interface Duplex {
-  read(p: Uint8Array): Promise<number | null>;
-  write(p: Uint8Array): Promise<number>;
-  close(): void;
-}
-
-/** How messages are delimited: one per line, or LSP's `Content-Length` headers. */
-export type FramingName = "ndjson" | "lsp";
+import { Connection } from "./connection.ts";
+import type { HostContext } from "./context.ts";
+import { dispatch } from "./dispatch.ts";
+import type { Duplex } from "../wire/duplex.ts";
+import { parseEnvelope, type Response } from "../wire/envelope.ts";
+import { type Framing, framing as makeFraming, type FramingName } from "../wire/framing.ts";
 
 /** Limits applied to one connection. */
 export interface ConnectionOptions {
@@ -30,23 +25,10 @@ export interface ConnectionOptions {
   bus: EventBus;
   /** Default "ndjson". */
   framing?: FramingName;
-}
-
-/** A message's bytes, the end of the stream, or a framing error that ends the connection. */
-type Frame = Uint8Array | null | { fatal: string };
-
-/** Reads and writes whole messages on a connection. */
-interface Framing {
-  next(): Promise<Frame>;
-  write(value: unknown): Promise<void>;
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
-async function writeAll(conn: Duplex, data: Uint8Array) {
-  let off = 0;
-  while (off < data.length) off += await conn.write(data.subarray(off));
+  /** "socket" (default) or "stdio": what handlers see as `conn.kind`. */
+  kind?: string;
+  /** Called with the connection object once it exists (the host tracks them). */
+  onConnection?: (conn: Connection) => void;
 }
 
 /**
@@ -69,118 +51,10 @@ async function writeWithin(framing: Framing, value: unknown, ms: number): Promis
   }
 }
 
-/** Writes one JSON value as a line. */
-export function writeJson(conn: Duplex, value: unknown): Promise<void> {
-  return writeAll(conn, encoder.encode(JSON.stringify(value) + "\n"));
-}
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
 function errorResponse(code: number, message: string, id: unknown = null): Response {
   return { jsonrpc: "2.0", id, error: { code, message } };
-}
-
-const TOO_LONG = { fatal: `Invalid request: message exceeds ${MAX_LINE_BYTES} bytes; connection closed` };
-
-/** Buffered reads of a connection. */
-class ByteReader {
-  buf = new Uint8Array(0);
-  #chunk = new Uint8Array(64 * 1024);
-  constructor(private readonly _conn: Duplex) {}
-
-  /** Appends what the peer sends next to `buf`; false at EOF. */
-  async fill(): Promise<boolean> {
-    const n = await this._conn.read(this.#chunk);
-    if (n === null) return false;
-    const next = new Uint8Array(this.buf.length + n);
-    next.set(this.buf);
-    next.set(this.#chunk.subarray(0, n), this.buf.length);
-    this.buf = next;
-    return true;
-  }
-
-  /** Removes and returns the first `n` bytes of `buf`. */
-  take(n: number): Uint8Array {
-    const head = this.buf.slice(0, n);
-    this.buf = this.buf.slice(n);
-    return head;
-  }
-}
-
-/** One JSON message per line. */
-function ndjson(conn: Duplex): Framing {
-  const reader = new ByteReader(conn);
-  return {
-    async next() {
-      while (true) {
-        const nl = reader.buf.indexOf(10);
-        if (nl >= 0) {
-          const line = reader.take(nl + 1).subarray(0, nl);
-          return line.length > MAX_LINE_BYTES ? TOO_LONG : line;
-        }
-        if (reader.buf.length > MAX_LINE_BYTES) return TOO_LONG;
-        if (!(await reader.fill())) {
-          // A last request without its newline (`printf '%s' ... | nc -U`) is still answered.
-          return reader.buf.length ? reader.take(reader.buf.length) : null;
-        }
-      }
-    },
-    write: (value) => writeJson(conn, value),
-  };
-}
-
-const HEADER_END = new Uint8Array([13, 10, 13, 10]);
-const MAX_HEADER_BYTES = 4096;
-
-function indexOfBytes(hay: Uint8Array, needle: Uint8Array): number {
-  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
-    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
-}
-
-/**
- * The Language Server Protocol's base protocol: `Content-Length: <n>\r\n`,
- * optional other headers, a blank line, then n bytes of JSON. A header that
- * cannot be parsed leaves the stream out of step, so it ends the connection.
- */
-function lsp(conn: Duplex): Framing {
-  const reader = new ByteReader(conn);
-  return {
-    async next() {
-      let end: number;
-      while ((end = indexOfBytes(reader.buf, HEADER_END)) < 0) {
-        if (reader.buf.length > MAX_HEADER_BYTES) return { fatal: "Parse error: header block too long" };
-        if (!(await reader.fill())) {
-          return reader.buf.length ? { fatal: "Parse error: stream ended inside a header" } : null;
-        }
-      }
-      const headers = new TextDecoder().decode(reader.take(end + HEADER_END.length).subarray(0, end));
-      let length: number | undefined;
-      for (const header of headers.split("\r\n")) {
-        const m = /^([^:]+):\s*(.*)$/.exec(header);
-        if (!m) return { fatal: `Parse error: malformed header ${JSON.stringify(header)}` };
-        if (m[1].trim().toLowerCase() !== "content-length") continue;
-        if (!/^\d+$/.test(m[2].trim())) {
-          return { fatal: `Parse error: Content-Length is not a number: ${JSON.stringify(m[2])}` };
-        }
-        length = Number(m[2].trim());
-      }
-      if (length === undefined) return { fatal: "Parse error: no Content-Length header" };
-      if (length > MAX_LINE_BYTES) return TOO_LONG;
-      while (reader.buf.length < length) {
-        if (!(await reader.fill())) return { fatal: "Parse error: stream ended inside a message" };
-      }
-      return reader.take(length);
-    },
-    write(value) {
-      const body = encoder.encode(JSON.stringify(value));
-      const frame = encoder.encode(`Content-Length: ${body.length}\r\n\r\n`);
-      const out = new Uint8Array(frame.length + body.length);
-      out.set(frame);
-      out.set(body, frame.length);
-      return writeAll(conn, out);
-    },
-  };
 }
 
 /** Serves one connection until the peer leaves or breaks the rules. */
@@ -189,8 +63,13 @@ export async function serveConnection(
   ctx: HostContext,
   opts: ConnectionOptions,
 ): Promise<void> {
-  const framing = (opts.framing === "lsp" ? lsp : ndjson)(conn);
-  const reply = (value: unknown) => writeWithin(framing, value, opts.idleTimeoutMs);
+  const framing = makeFraming(opts.framing ?? "ndjson", conn, { maxBytes: MAX_LINE_BYTES });
+  const connection = new Connection(
+    opts.kind ?? "socket",
+    (value) => writeWithin(framing, value, opts.idleTimeoutMs),
+  );
+  opts.onConnection?.(connection);
+  const reply = (value: unknown) => connection.send(value);
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -203,7 +82,7 @@ export async function serveConnection(
       clearTimeout(timer);
       if (line === null || line === "idle") return;
       if ("fatal" in line) {
-        const code = line === TOO_LONG ? ErrorCode.InvalidRequest : ErrorCode.ParseError;
+        const code = line.tooLong ? ErrorCode.InvalidRequest : ErrorCode.ParseError;
         await reply(errorResponse(code, line.fatal));
         return;
       }
@@ -231,12 +110,15 @@ export async function serveConnection(
         await streamEvents(framing, req.id, req.params, opts);
         return;
       }
-      const res = await dispatch(ctx, req);
-      if (!req.notification) await reply(res);
+      await connection.reply(async () => {
+        const res = await dispatch(ctx, req, connection);
+        return req.notification ? undefined : res;
+      });
     }
   } catch {
     // The peer went away mid-write; nothing to answer.
   } finally {
+    await connection.close();
     try {
       conn.close();
     } catch { /* already closed */ }

@@ -1,4 +1,5 @@
-import { resolveOne, withClient } from "../client.ts";
+import { withClient } from "../client/client.ts";
+import { resolveOne } from "../client/selectors.ts";
 import { UsageError } from "../errors.ts";
 import { defineVerb, printJson, printLine } from "./_verb.ts";
 import { explainGate } from "./send.ts";

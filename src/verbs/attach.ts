@@ -1,4 +1,5 @@
-import { Client, listPanes, pickOne } from "../client.ts";
+import { Client } from "../client/client.ts";
+import { listPanes, pickOne } from "../client/selectors.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { explainGate } from "./send.ts";
 import { defineVerb } from "./_verb.ts";
@@ -38,9 +39,11 @@ export default defineVerb({
     const pane = pickOne(args[0], await listPanes(client));
     const id = pane.surface_id;
     const label = `pane ${id}${pane.name ? ` (${pane.name})` : ""}`;
-    await events.send("events.subscribe", { surfaces: [id] });
-    const ack = await events.readLine();
-    if (ack === null || JSON.parse(ack).error) throw new CliFailure(`Cannot watch ${label}`);
+    try {
+      await events.subscribe({ surfaces: [id] });
+    } catch {
+      throw new CliFailure(`Cannot watch ${label}`);
+    }
 
     let ended: string | null = null;
     let pending = false;
@@ -74,12 +77,12 @@ export default defineVerb({
       await draw();
       const watching = (async () => {
         while (true) {
-          const line = await events.readLine();
-          if (line === null) {
+          const msg = await events.next();
+          if (msg === null) {
             ended = "the host went away";
             return;
           }
-          const ev = JSON.parse(line);
+          const ev = msg.value;
           if (ev.type === "surface_exited") ended = `exited (code ${ev.exit_code})`;
           if (ev.type === "surface_closed") {
             ended = "closed";

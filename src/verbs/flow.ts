@@ -1,4 +1,4 @@
-import { Client } from "../client.ts";
+import { Client } from "../client/client.ts";
 import { CliFailure, UsageError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
 import { ExitCode } from "../spec/codes.ts";
@@ -42,7 +42,7 @@ export default defineVerb({
       const why = e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message;
       throw new UsageError(`Cannot read flow file "${file}": ${why}`);
     }
-    const { parseFlowToml, FlowSpecError } = await import("../spec/flow.ts");
+    const { parseFlowToml, FlowSpecError } = await import("../flow/check.ts");
     const { formatIssue } = await import("../spec/workspace.ts");
     const { loadConfig } = await import("../spec/config.ts");
     const { launchers } = await import("../agents/launchers.ts");
@@ -61,8 +61,9 @@ export default defineVerb({
     let plan;
     try {
       // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
-      const { planPanes } = await import("../server/up.ts");
-      const baseEnv = { ...Deno.env.toObject(), ...config.terminal.env };
+      const { planPanes } = await import("../up/plan.ts");
+      const { paneBaseEnv } = await import("../server/pane/env.ts");
+      const baseEnv = paneBaseEnv(config);
       plan = (await parseFlowToml(text, {
         path: file,
         agents: Object.keys(table),
@@ -119,7 +120,7 @@ export default defineVerb({
     let tempDir: string | null = null;
     if (existing) existing.close();
     else if (opts["keep-host"]) {
-      const { startDetached } = await import("./_host.ts");
+      const { startDetached } = await import("../client/autostart.ts");
       await startDetached(path, { shared: true });
       if (!opts.json) {
         console.error(`paneflow: no host answered; started one on ${path} that keeps running after the flow`);

@@ -9,6 +9,7 @@ import { CliFailure, UsageError } from "../errors.ts";
 import { readJsonObject, writeAtomic } from "../json_file.ts";
 import { selfCommand } from "../paths.ts";
 import { defineVerb, printJson } from "./_verb.ts";
+import { shQuote } from "../sh.ts";
 
 /** Claude Code's user settings file (honours CLAUDE_CONFIG_DIR). */
 export function claudeSettingsPath(): string {
@@ -16,14 +17,9 @@ export function claudeSettingsPath(): string {
   return `${dir}/settings.json`;
 }
 
-/** Quotes one argument for sh. */
-export function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-}
-
 /** The command Claude Code runs for `event`. */
 export function hookCommand(event: string): string {
-  return selfCommand(["ai-hook", event]).map(shellQuote).join(" ");
+  return selfCommand(["ai-hook", event]).map(shQuote).join(" ");
 }
 
 export default defineVerb({

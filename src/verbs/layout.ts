@@ -1,4 +1,4 @@
-import { withClient } from "../client.ts";
+import { withClient } from "../client/client.ts";
 import { UsageError } from "../errors.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 

@@ -1,4 +1,5 @@
-import { listPanes, withClient } from "../client.ts";
+import { withClient } from "../client/client.ts";
+import { listPanes } from "../client/selectors.ts";
 import { CliFailure, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";

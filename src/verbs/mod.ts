@@ -20,6 +20,12 @@ export interface VerbEntry {
   name: string;
   aliases?: string[];
   summary: string;
+  /**
+   * Its module graph holds npm packages (the host, `up`, `flow`, the MCP
+   * bridge, `api`): `deno task build` leaves it in the source tree instead of
+   * bundling it (scripts/build.ts reads this flag).
+   */
+  heavy?: true;
   load: () => Promise<{ default: Verb }>;
 }
 
@@ -45,6 +51,7 @@ export const verbs: VerbEntry[] = [
   {
     name: "serve",
     summary: "Run the host (foreground, or --detach)",
+    heavy: true,
     load: () => dyn("serve"),
   },
   { name: "new", summary: "Create a workspace with one pane", load: () => dyn("new") },
@@ -90,9 +97,15 @@ export const verbs: VerbEntry[] = [
   {
     name: "msg",
     summary: "Agent message queue: send|ls|show|wait|prune",
+    heavy: true,
     load: () => dyn("msg"),
   },
-  { name: "agents", summary: "Show the agents' status files of the queue", load: () => dyn("agents") },
+  {
+    name: "agents",
+    summary: "Show the agents' status files of the queue",
+    heavy: true,
+    load: () => dyn("agents"),
+  },
   { name: "status", summary: "Show a pane's agent state", load: () => dyn("status") },
   { name: "ps", summary: "List detected agents across workspaces", load: () => dyn("ps") },
   {
@@ -100,10 +113,11 @@ export const verbs: VerbEntry[] = [
     summary: "Explain why a pane's agent state is what it is",
     load: () => dyn("explain"),
   },
-  { name: "up", summary: "Bring up a workspace from a TOML spec", load: () => dyn("up") },
+  { name: "up", summary: "Bring up a workspace from a TOML spec", heavy: true, load: () => dyn("up") },
   {
     name: "flow",
     summary: "Run or validate a multi-agent pipeline (TOML DAG)",
+    heavy: true,
     load: () => dyn("flow"),
   },
   { name: "select", summary: "Make a workspace active", load: () => dyn("select") },
@@ -121,10 +135,11 @@ export const verbs: VerbEntry[] = [
     summary: "Lifecycle hook that agents call (always exits 0)",
     load: () => dyn("ai_hook"),
   },
-  { name: "mcp", summary: "Serve the MCP bridge, or install it", load: () => dyn("mcp") },
+  { name: "mcp", summary: "Serve the MCP bridge, or install it", heavy: true, load: () => dyn("mcp") },
   {
     name: "api",
     summary: "Call a JSON-RPC method, or print the protocol schema",
+    heavy: true,
     load: () => dyn("api"),
   },
   { name: "version", summary: "Print the version", load: () => dyn("version") },

@@ -1,4 +1,4 @@
-import { connectOrStart } from "./_host.ts";
+import { connectOrStart } from "../client/autostart.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 import { absoluteDir } from "./_env.ts";
 

@@ -1,4 +1,4 @@
-import { withClient } from "../client.ts";
+import { withClient } from "../client/client.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 
 type Agent = Record<string, string | number | boolean | null>;

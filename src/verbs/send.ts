@@ -1,4 +1,5 @@
-import { resolveMany, resolveOne, withClient } from "../client.ts";
+import { withClient } from "../client/client.ts";
+import { resolveMany, resolveOne } from "../client/selectors.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { ErrorReason } from "../spec/codes.ts";
 import { defineVerb, printJson } from "./_verb.ts";

@@ -45,7 +45,7 @@ export default defineVerb({
     const privateDir = opts.stdio ? await Deno.makeTempDir({ prefix: "paneflow-stdio-" }) : null;
     const path = privateDir ? `${privateDir}/paneflow.sock` : socketPath();
     if (opts.detach) {
-      const { startDetached } = await import("./_host.ts");
+      const { startDetached } = await import("../client/autostart.ts");
       const queue = opts.queue === undefined
         ? []
         : ["--queue", opts.queue.startsWith("/") ? opts.queue : `${Deno.cwd()}/${opts.queue}`];

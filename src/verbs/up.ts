@@ -1,6 +1,7 @@
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 import type { LocatedIssue } from "../spec/workspace.ts";
-import type { PanePlan, UpResult } from "../server/up.ts";
+import type { PanePlan } from "../up/plan.ts";
+import type { UpResult } from "../up/apply.ts";
 
 function quote(s: string, max = 60): string {
   const one = s.replace(/\s*\n\s*/g, " ");
@@ -135,10 +136,11 @@ export default defineVerb({
     }
 
     if (opts["dry-run"]) {
-      const { planPanes } = await import("../server/up.ts");
+      const { planPanes } = await import("../up/plan.ts");
+      const { paneBaseEnv } = await import("../server/pane/env.ts");
       const plan = await planPanes(parsed.workspace, {
         launchers: table!,
-        baseEnv: { ...Deno.env.toObject(), ...config!.terminal.env },
+        baseEnv: paneBaseEnv(config!),
       });
       if (plan.issues.length) return fail(locateIssues(plan.issues, file, parsed.locate));
       const ws = parsed.workspace;
@@ -156,7 +158,7 @@ export default defineVerb({
       return 0;
     }
 
-    const { connectOrStart } = await import("./_host.ts");
+    const { connectOrStart } = await import("../client/autostart.ts");
     const client = await connectOrStart(!opts["no-autostart"]);
     let result: UpResult;
     try {

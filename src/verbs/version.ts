@@ -1,4 +1,4 @@
-import { Client } from "../client.ts";
+import { Client } from "../client/client.ts";
 import { PROTOCOL_VERSION, VERSION } from "../spec/codes.ts";
 import { defineVerb, printLine } from "./_verb.ts";
 

@@ -1,4 +1,5 @@
-import { Client, listPanes, matchPanes, type PaneInfo } from "../client.ts";
+import { Client } from "../client/client.ts";
+import { listPanes, matchPanes, type PaneInfo } from "../client/selectors.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson } from "./_verb.ts";
@@ -102,11 +103,7 @@ export default defineVerb({
         );
       }
       // Subscribe before checking current state so nothing slips through the gap.
-      await events.send("events.subscribe", { surfaces: panes.map((p) => p.surface_id) });
-      const ack = await events.readLine();
-      if (ack === null) throw new CliFailure("The host closed the connection");
-      const parsedAck = JSON.parse(ack);
-      if (parsedAck.error) throw new RpcError(parsedAck.error.code, parsedAck.error.message);
+      await events.subscribe({ surfaces: panes.map((p) => p.surface_id) });
 
       const watches = new Map<number, Watch>();
       for (const pane of panes) {
@@ -226,10 +223,10 @@ export default defineVerb({
             wake = Math.min(wake, Math.max(1, w.lastChangeAt + settle - now));
           }
         }
-        const line = await readWithTimeout(events, wake);
-        if (line === null) throw new CliFailure("The host went away while waiting");
-        if (line !== undefined) {
-          const ev = JSON.parse(line) as { type: string; surface_id?: number; exit_code?: number };
+        const msg = await events.nextWithin(wake);
+        if (msg === null) throw new CliFailure("The host went away while waiting");
+        if (msg !== undefined) {
+          const ev = msg.value as { type: string; surface_id?: number; exit_code?: number };
           const w = ev.surface_id === undefined ? undefined : watches.get(ev.surface_id);
           if (ev.type === "dropped") {
             await resync();
@@ -306,17 +303,3 @@ function showProgress(what: string, started: number): { stop(): void } | null {
     },
   };
 }
-
-/** The next event line, undefined after `ms`, null if the host went away. */
-async function readWithTimeout(c: Client, ms: number): Promise<string | null | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)));
-  const pending = pendingLines.get(c) ?? c.readLine();
-  const result = await Promise.race([pending, timeout]);
-  clearTimeout(timer);
-  if (result === undefined) pendingLines.set(c, pending);
-  else pendingLines.delete(c);
-  return result;
-}
-
-const pendingLines = new WeakMap<Client, Promise<string | null>>();

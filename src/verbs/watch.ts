@@ -1,5 +1,6 @@
-import { Client, resolveMany, withClient } from "../client.ts";
-import { CliFailure, RpcError } from "../errors.ts";
+import { Client, withClient } from "../client/client.ts";
+import { resolveMany } from "../client/selectors.ts";
+import { CliFailure } from "../errors.ts";
 import { defineVerb } from "./_verb.ts";
 
 export default defineVerb({
@@ -34,16 +35,12 @@ export default defineVerb({
     if (opts.type.length) params.types = opts.type;
     const client = await Client.connect();
     try {
-      await client.send("events.subscribe", params);
-      const first = await client.readLine();
-      if (first === null) throw new CliFailure("The host closed the connection");
-      const ack = JSON.parse(first);
-      if (ack.error) throw new RpcError(ack.error.code, ack.error.message, ack.error.data);
-      if (!emit(first)) return 0;
+      const ack = await client.subscribe(params);
+      if (!emit(ack.text)) return 0;
       while (true) {
-        const line = await client.readLine();
-        if (line === null) throw new CliFailure("The host went away");
-        if (!emit(line)) return 0;
+        const msg = await client.next();
+        if (msg === null) throw new CliFailure("The host went away");
+        if (!emit(msg.text)) return 0;
       }
     } finally {
       client.close();

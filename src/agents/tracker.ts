@@ -6,14 +6,20 @@
  *
  * @module
  */
-import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "../agents/classify.ts";
-import { CLAUDE_SCREEN } from "../agents/claude_screen.ts";
-import { detectFamily } from "../agents/detect.ts";
-import { type AiFrame, WAITING_NOTIFICATIONS } from "../agents/hook.ts";
-import type { BusEvent, EventBus } from "./bus.ts";
-import type { PanePool } from "./pane_pool.ts";
-import { foreground, foregroundGroup, groupHeads, processGroupsAsync, type ProcessInfo } from "./proc.ts";
-import type { Registry, Surface } from "./registry.ts";
+import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "./classify.ts";
+import { CLAUDE_SCREEN } from "./claude_screen.ts";
+import { detectFamily } from "./detect.ts";
+import { type AiFrame, WAITING_NOTIFICATIONS } from "./hook.ts";
+import type { BusEvent, EventBus } from "../server/bus.ts";
+import type { PanePool } from "../server/pane_pool.ts";
+import {
+  foreground,
+  foregroundGroup,
+  groupHeads,
+  processGroupsAsync,
+  type ProcessInfo,
+} from "../server/proc.ts";
+import type { Registry, Surface } from "../server/registry.ts";
 
 /** Screen rules per agent family. */
 const SCREENS: Record<string, ScreenRules> = { claude: CLAUDE_SCREEN };

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Client } from "../client.ts";
+import { Client } from "./client.ts";
 import { CliFailure } from "../errors.ts";
 import { dirname, selfCommand, socketPath } from "../paths.ts";
 

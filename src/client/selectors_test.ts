@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { CliFailure, UsageError } from "./errors.ts";
-import { matchPanes, type PaneInfo, pickOne } from "./client.ts";
+import { CliFailure, UsageError } from "../errors.ts";
+import { matchPanes, type PaneInfo, pickOne } from "./selectors.ts";
 
 function pane(surface_id: number, name: string | null, cmd: string, cwd: string): PaneInfo {
   return { surface_id, name, cmd, cwd, workspace: surface_id > 3 ? 1 : 0 };

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { findCycles, MAX_TEXT_BYTES, substitute, truncate, TRUNCATED, withItem } from "./flow.ts";
+import { MAX_TEXT_BYTES, TRUNCATED } from "../spec/flow.ts";
+import { findCycles } from "./cycles.ts";
+import { substitute, truncate, withItem } from "./substitute.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 

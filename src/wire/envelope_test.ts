@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseEnvelope } from "./rpc.ts";
+import { parseEnvelope } from "./envelope.ts";
 
 function invalid(id: unknown, message: string) {
   return { jsonrpc: "2.0", id, error: { code: -32600, message } };

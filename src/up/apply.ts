@@ -18,183 +18,16 @@ import {
   checkWorkspace,
   formatPath,
   type Issue,
-  PORT_TOKEN,
   type ResolvedPane,
-  type ResolvedWorkspace,
   type WorkspaceSpec,
 } from "../spec/workspace.ts";
-import { allocatePorts } from "./ports.ts";
-import { foreground } from "./proc.ts";
-import type { PaneOptions, Surface, Workspace } from "./registry.ts";
-import type { HostContext } from "./rpc.ts";
-import {
-  createWorktree,
-  planWorktree,
-  teardownWorktree,
-  WorktreeManager,
-  type WorktreePlan,
-} from "./worktree.ts";
-
-/** One pane of a plan: what will run where. */
-export interface PanePlan {
-  index: number;
-  name: string | null;
-  agent: string | null;
-  /** The agent's launcher command, the pane's command, or null for a shell. */
-  command: string | null;
-  /** Where it runs (inside the worktree when there is one). */
-  cwd: string;
-  /** The pane's own env, `${port_offset}` substituted. */
-  env: Record<string, string>;
-  port: number | null;
-  worktree: WorktreePlan | null;
-  setup: string | null;
-  setup_timeout_secs: number;
-  prompt: string | null;
-  focus: boolean;
-}
-
-/** Options for {@link planPanes}. */
-export interface PlanOptions {
-  /** Launcher table (agent name → command). */
-  launchers: Record<string, string>;
-  /** The environment panes start from (for finding programs on PATH). */
-  baseEnv: Record<string, string>;
-  /** Plan only these spec indexes (the rest are reused). */
-  only?: Set<number>;
-  /** Ports already handed out. */
-  takenPorts?: Set<number>;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    const info = Deno.statSync(path);
-    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
-/** Why the program of a shell command cannot be found, or null (also when it cannot tell). */
-export function programProblem(command: string, path: string, cwd: string): string | null {
-  const m = /^\s*([^\s'"`$;&|<>()=\\]+)(\s|$)/.exec(command);
-  if (!m) return null;
-  const word = m[1];
-  if (word.includes("/")) {
-    return isExecutable(word.startsWith("/") ? word : `${cwd}/${word}`)
-      ? null
-      : `"${word}" is not an executable file`;
-  }
-  for (const dir of path.split(":")) if (dir && isExecutable(`${dir}/${word}`)) return null;
-  return `"${word}" is not on PATH`;
-}
-
-/**
- * Plans the panes of a checked spec: commands (agents resolved through the
- * launcher table), worktrees (git is asked, nothing changes), ports.
- */
-export async function planPanes(
-  ws: ResolvedWorkspace,
-  opts: PlanOptions,
-): Promise<{ panes: PanePlan[]; issues: Issue[] }> {
-  const issues: Issue[] = [];
-  const panes: PanePlan[] = [];
-  const worktrees = new Map<string, Promise<{ plan: WorktreePlan } | { problem: string }>>();
-  for (const p of ws.panes) {
-    if (opts.only && !opts.only.has(p.index)) continue;
-    let command = p.command;
-    if (p.agent !== null) {
-      command = opts.launchers[p.agent] ?? null;
-      if (command === null) {
-        issues.push({
-          path: ["panes", p.index, "agent"],
-          message: `unknown agent "${p.agent}"; known launchers: ${
-            Object.keys(opts.launchers).join(", ")
-          } (add others as agents.<name>.command in the config)`,
-        });
-      }
-    }
-    let worktree: WorktreePlan | null = null;
-    if (p.worktree) {
-      if (!worktrees.has(p.worktree.path)) worktrees.set(p.worktree.path, planWorktree(p.worktree));
-      const r = await worktrees.get(p.worktree.path)!;
-      if ("problem" in r) issues.push({ path: ["panes", p.index, "worktree"], message: r.problem });
-      else worktree = { ...r.plan, copy_env: p.worktree.copy_env, teardown: p.worktree.teardown };
-    }
-    const cwd = worktree ? (worktree.subdir ? `${worktree.path}/${worktree.subdir}` : worktree.path) : p.cwd;
-    if (p.agent !== null && command !== null) {
-      const PATH = p.env.PATH ?? opts.baseEnv.PATH ?? "";
-      const problem = programProblem(command, PATH, p.cwd);
-      if (problem) {
-        issues.push({
-          path: ["panes", p.index, "agent"],
-          message:
-            `agent "${p.agent}" runs "${command}", but ${problem}; install it or set agents.${p.agent}.command in the config`,
-        });
-      }
-    }
-    panes.push({
-      index: p.index,
-      name: p.name,
-      agent: p.agent,
-      command,
-      cwd,
-      env: { ...p.env },
-      port: null,
-      worktree,
-      setup: p.setup,
-      setup_timeout_secs: p.setup_timeout_secs,
-      prompt: p.prompt,
-      focus: p.focus,
-    });
-  }
-  const wantPort = panes.filter((p) => Object.values(p.env).some((v) => v.includes(PORT_TOKEN)));
-  if (wantPort.length) {
-    try {
-      const ports = allocatePorts(ws.port_base, wantPort.length, { taken: opts.takenPorts });
-      wantPort.forEach((p, i) => {
-        p.port = ports[i];
-        for (const [k, v] of Object.entries(p.env)) p.env[k] = v.replaceAll(PORT_TOKEN, String(ports[i]));
-      });
-    } catch (e) {
-      issues.push({ path: ["port_base"], message: (e as Error).message });
-    }
-  }
-  return { panes, issues };
-}
-
-/** Marks the argv of a pane whose setup is still running. */
-const WRAPPER_MARK = "paneflow-setup-wrapper";
-
-/** Quotes a string for POSIX sh. */
-export function shQuote(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * The script a pane with `setup` runs: the setup in the pane's own PTY
- * (stdin from /dev/null, bounded by `timeout`), a warning when it fails or
- * times out, then `exec` of the program either way.
- */
-export function setupScript(
-  o: { setup: string; timeoutSecs: number; shell: string; command: string | null },
-): string {
-  const sh = shQuote(o.shell);
-  const setup = shQuote(o.setup);
-  const secs = o.timeoutSecs;
-  return [
-    `# ${WRAPPER_MARK}`,
-    `printf '[paneflow] setup: %s\\n' ${setup}`,
-    `if command -v timeout >/dev/null 2>&1; then timeout -k 5 ${secs} ${sh} -c ${setup} </dev/null; ` +
-    `else ${sh} -c ${setup} </dev/null; fi`,
-    `rc=$?`,
-    `if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then printf '[paneflow] warning: setup timed out after ${secs}s; starting anyway\\n'`,
-    `elif [ "$rc" -ne 0 ]; then printf '[paneflow] warning: setup failed (exit %s); starting anyway\\n' "$rc"`,
-    `else printf '[paneflow] setup done\\n'; fi`,
-    `unset rc`,
-    o.command === null ? `exec ${sh}` : `exec ${sh} -c ${shQuote(o.command)}`,
-  ].join("\n");
-}
+import { planPanes } from "./plan.ts";
+import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
+import { foreground } from "../server/proc.ts";
+import type { PaneOptions, Surface, Workspace } from "../server/registry.ts";
+import type { HostContext } from "../server/context.ts";
+import { paneBaseEnv, paneShell } from "../server/pane/env.ts";
+import { createWorktree, teardownWorktree, WorktreeManager, type WorktreePlan } from "./worktree.ts";
 
 /** A pane as `workspace.up` reports it. */
 export interface UpPane {
@@ -291,17 +124,13 @@ function perLaunch(ctx: HostContext, agent: string, paneEnv: Record<string, stri
     return launchHooks(agent, {
       dir,
       self: selfCommand([]),
-      env: { ...Deno.env.toObject(), ...ctx.config.terminal.env, ...paneEnv },
+      env: { ...paneBaseEnv(ctx.config), ...paneEnv },
       id: crypto.randomUUID().slice(0, 8),
     });
   } catch (e) {
     log(ctx, `per-launch hooks for ${agent} not set up: ${(e as Error).message}`);
     return null;
   }
-}
-
-function paneEnvBase(ctx: HostContext): Record<string, string> {
-  return { ...Deno.env.toObject(), ...ctx.config.terminal.env };
 }
 
 async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise<UpResult> {
@@ -346,10 +175,15 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
       .filter(([id, o]) => o.port !== null && reg.surfaces.get(id)?.exit === null)
       .map(([, o]) => o.port!),
   );
-  const plan = await planPanes(workspace, { launchers: table, baseEnv: paneEnvBase(ctx), only, takenPorts });
+  const plan = await planPanes(workspace, {
+    launchers: table,
+    baseEnv: paneBaseEnv(ctx.config),
+    only,
+    takenPorts,
+  });
   if (plan.issues.length) throw specError(plan.issues);
 
-  const shell = ctx.config.terminal.shell ?? Deno.env.get("SHELL") ?? "/bin/sh";
+  const shell = paneShell(ctx.config);
   const created: Surface[] = [];
   const createdWorktrees: WorktreePlan[] = [];
   const byIndex = new Map<number, Surface>(reused);
@@ -496,7 +330,10 @@ export async function splitWithWorktree(ctx: HostContext, p: WorktreeSplit): Pro
   };
   const { issues, workspace } = checkWorkspace({ panes: [pane] }, {});
   if (!workspace) throw specError(issues);
-  const plan = await planPanes(workspace, { launchers: launchers(ctx.config), baseEnv: paneEnvBase(ctx) });
+  const plan = await planPanes(workspace, {
+    launchers: launchers(ctx.config),
+    baseEnv: paneBaseEnv(ctx.config),
+  });
   if (plan.issues.length) throw specError(plan.issues);
   const pl = plan.panes[0];
   const wt = pl.worktree!;

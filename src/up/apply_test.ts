@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { programProblem, setupScript, shQuote } from "./up.ts";
+import { shQuote } from "../sh.ts";
+import { programProblem } from "./plan.ts";
+import { setupScript } from "./setup_script.ts";
 
 async function sh(script: string): Promise<{ code: number; out: string }> {
   const r = await new Deno.Command("/bin/sh", { args: ["-c", script], stdout: "piped", stderr: "piped" })

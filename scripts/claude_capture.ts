@@ -4,7 +4,7 @@
  * driven only by paneflow's CLI verbs. Each fixture is the stdout of
  * `paneflow read <pane> --raw` once the state's distinctive text is on screen.
  *
- *   deno run -A tests/claude_capture.ts [--only name,name] [--out dir]
+ *   deno run -A scripts/claude_capture.ts [--only name,name] [--out dir]
  *
  * Not a test (it writes files); re-run it when the pinned version changes and
  * review the diff. Prints the timings it saw.
@@ -12,16 +12,16 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { CLAUDE_CODE_VERSION, ensureClaude, isIdleComposer, launchClaude } from "./_claude.ts";
-import { ok, screen, waitScreen as waitOnScreen } from "./_agents.ts";
-import { startHost, type TestHost, waitUntil } from "./_harness.ts";
-import { type MockAnthropic, startMockAnthropic } from "./_mock_anthropic.ts";
+import { CLAUDE_CODE_VERSION, ensureClaude, isIdleComposer, launchClaude } from "../tests/_claude.ts";
+import { ok, screen, waitScreen as waitOnScreen } from "../tests/_agents.ts";
+import { startHost, type TestHost, waitUntil } from "../tests/_harness.ts";
+import { type MockAnthropic, startMockAnthropic } from "../tests/_mock_anthropic.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: { only: { type: "string" }, out: { type: "string" } },
 });
-const OUT = values.out ?? new URL("./fixtures/claude", import.meta.url).pathname;
+const OUT = values.out ?? new URL("../tests/fixtures/claude", import.meta.url).pathname;
 const only = values.only ? new Set(values.only.split(",")) : null;
 
 const timings: Record<string, number> = {};

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { PaneInfo } from "../client.ts";
-import { describePane, paneUri, resolveTarget, TargetError } from "./targets.ts";
+import type { PaneInfo } from "./selectors.ts";
+import { describePane, paneUri, resolveTarget, TargetError } from "./selectors.ts";
 
 function pane(surface_id: number, name: string | null, extra: Partial<PaneInfo> = {}): PaneInfo {
   return { surface_id, name, cmd: "sh", cwd: "/tmp", workspace: 0, ...extra };

@@ -9,8 +9,8 @@
  */
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
-import type { AgentTracker } from "./agents.ts";
-import type { PanePool } from "./pane_pool.ts";
+import type { AgentTracker } from "./tracker.ts";
+import type { PanePool } from "../server/pane_pool.ts";
 
 /** How a submit ended. */
 export type SubmitStatus = "submitted" | "queued" | "stalled" | "unknown";

@@ -1,0 +1,129 @@
+/**
+ * The layout's rules, checked (tests/structure_test.ts runs this in the
+ * test command; run it alone with `deno run -A scripts/structure.ts`):
+ *
+ * - no import circles among `src/` modules (type-only imports count too: a
+ *   circle of types is still two modules that cannot be understood apart);
+ * - no module over 600 lines;
+ * - at most 10 modules directly in `src/server/`;
+ * - no stray files at the root.
+ *
+ * @module
+ */
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const MAX_LINES = 600;
+const MAX_SERVER_MODULES = 10;
+const ROOT_FILES = new Set([
+  ".ci",
+  ".git",
+  ".gitignore",
+  "README.md",
+  "bench",
+  "deno.json",
+  "deno.lock",
+  "docs",
+  "examples",
+  "install.sh",
+  "main.ts",
+  "node_modules",
+  "scripts",
+  "src",
+  "tests",
+]);
+
+/** Every `.ts` module under `dir` (tests included when `tests`). */
+function modules(dir: string, tests = false): string[] {
+  const out: string[] = [];
+  for (const e of Deno.readDirSync(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) out.push(...modules(path, tests));
+    else if (e.name.endsWith(".ts") && (tests || !e.name.endsWith("_test.ts"))) out.push(path);
+  }
+  return out.sort();
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g;
+
+/** The relative imports of a module, resolved to paths. */
+export function importsOf(path: string, text: string): string[] {
+  const base = new URL(`file://${path}`);
+  const out = new Set<string>();
+  for (const m of text.matchAll(IMPORT)) out.add(new URL(m[1] ?? m[2], base).pathname);
+  return [...out];
+}
+
+/** Strongly connected components with more than one module (or a self-import). */
+export function circles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return found;
+}
+
+/** Every broken rule, as one line each (empty: all hold). */
+export function problems(): string[] {
+  const out: string[] = [];
+  const rel = (p: string) => p.slice(ROOT.length);
+  const graph = new Map<string, string[]>();
+  for (const path of modules(`${ROOT}src`)) {
+    const text = Deno.readTextFileSync(path);
+    graph.set(path, importsOf(path, text).filter((p) => !p.endsWith("_test.ts")));
+  }
+  for (const path of [...modules(`${ROOT}src`, true), `${ROOT}main.ts`]) {
+    const lines = Deno.readTextFileSync(path).split("\n").length - 1;
+    if (lines > MAX_LINES) out.push(`${rel(path)} has ${lines} lines (at most ${MAX_LINES})`);
+  }
+  for (const scc of circles(graph)) out.push(`import circle: ${scc.map(rel).join(" <-> ")}`);
+  const server = [...Deno.readDirSync(`${ROOT}src/server`)]
+    .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
+    .map((e) => e.name);
+  if (server.length > MAX_SERVER_MODULES) {
+    out.push(
+      `src/server/ holds ${server.length} modules (at most ${MAX_SERVER_MODULES}): ${
+        server.sort().join(", ")
+      }`,
+    );
+  }
+  // Build output and other ignored files are not strays.
+  const ignored = new Set(
+    Deno.readTextFileSync(`${ROOT}.gitignore`).split("\n").map((l) => l.trim().replace(/^\/|\/$/g, "")),
+  );
+  for (const e of Deno.readDirSync(ROOT)) {
+    if (!ROOT_FILES.has(e.name) && !ignored.has(e.name)) out.push(`stray file at the root: ${e.name}`);
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  const found = problems();
+  for (const p of found) console.error(p);
+  Deno.exit(found.length ? 1 : 0);
+}

@@ -1,0 +1,245 @@
+/**
+ * The thin client: one connection to a host over any {@link Duplex} (the
+ * unix socket today, an SSH relay later), NDJSON framing from `wire/`,
+ * replies matched to requests by id (several calls may be in flight), and
+ * everything that is not a reply — event frames after `subscribe()`,
+ * server-initiated notifications — kept apart in a queue read with
+ * `next()`. Imports only Deno built-ins and our own light modules.
+ *
+ * @module
+ */
+import { CliFailure, RpcError, UsageError } from "../errors.ts";
+import { ExitCode, MAX_LINE_BYTES } from "../spec/codes.ts";
+import { socketPath } from "../paths.ts";
+import type { Duplex } from "../wire/duplex.ts";
+import { encodeLine, ndjson } from "../wire/framing.ts";
+import { connectUnix } from "./unix.ts";
+
+const decoder = new TextDecoder();
+
+/** How to start a host, for "instance unreachable" messages. */
+export const START_HINT = "start one with: paneflow serve --detach";
+
+/** A JSON-RPC error object. */
+type WireError = { code: number; message: string; data?: { reason?: string } };
+
+/** A message that is not a reply: its text as the host wrote it, and its value. */
+export interface Inbound {
+  text: string;
+  value: Record<string, unknown>;
+}
+
+interface Pending {
+  method: string;
+  resolve: (res: Record<string, unknown>) => void;
+  reject: (e: Error) => void;
+}
+
+/** A connection to the host. */
+export class Client {
+  #conn: Duplex;
+  #framing;
+  #id = 0;
+  #pending = new Map<number, Pending>();
+  #inbox: Inbound[] = [];
+  #readers: ((m: Inbound | null) => void)[] = [];
+  #pumping = false;
+  #ended = false;
+  /** A connection-level error the host sent (id null), such as "too many connections". */
+  #refused: WireError | null = null;
+
+  /** A client over `conn`; `path` names the host in messages. */
+  constructor(conn: Duplex, readonly path: string) {
+    this.#conn = conn;
+    this.#framing = ndjson(conn);
+  }
+
+  /** Connects to the host; exit 1 with how to start one when none answers. */
+  static async connect(path: string = socketPath()): Promise<Client> {
+    try {
+      return new Client(await connectUnix(path), path);
+    } catch {
+      throw new CliFailure(`Instance unreachable: no paneflow host answers on ${path}; ${START_HINT}`);
+    }
+  }
+
+  /** Connects, or returns null when no host answers. */
+  static async tryConnect(path: string = socketPath()): Promise<Client | null> {
+    try {
+      return await Client.connect(path);
+    } catch {
+      return null;
+    }
+  }
+
+  #gone(): CliFailure {
+    return new CliFailure(`Instance unreachable: the host on ${this.path} closed the connection`);
+  }
+
+  /** Reads messages until the connection ends: replies to their callers, the rest to the inbox. */
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (true) {
+        const frame = await this.#framing.next();
+        if (frame === null || !(frame instanceof Uint8Array)) break;
+        const text = decoder.decode(frame);
+        if (!text.trim()) continue;
+        let value: Record<string, unknown>;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          break; // not our protocol: the connection is out of step
+        }
+        if (value === null || typeof value !== "object") continue;
+        const id = value.id;
+        const reply = "result" in value || "error" in value || value.type === "subscribed";
+        if (reply && typeof id === "number" && this.#pending.has(id)) {
+          const p = this.#pending.get(id)!;
+          this.#pending.delete(id);
+          p.resolve(value);
+          continue;
+        }
+        if (reply && id === null && value.error) {
+          // Said to the connection as a whole, then it closes.
+          this.#refused = value.error as WireError;
+          continue;
+        }
+        const msg = { text, value };
+        const reader = this.#readers.shift();
+        if (reader) reader(msg);
+        else this.#inbox.push(msg);
+      }
+    } finally {
+      this.#ended = true;
+      const err = () => this.#refused ? toRpcError(this.#refused) : this.#gone();
+      for (const p of this.#pending.values()) p.reject(err());
+      this.#pending.clear();
+      for (const r of this.#readers.splice(0)) r(null);
+    }
+  }
+
+  /** Sends a request; returns its id. The reply is matched by id and awaited with {@link request}. */
+  async send(method: string, params: unknown = {}): Promise<number> {
+    return (await this.#start(method, params)).id;
+  }
+
+  async #start(
+    method: string,
+    params: unknown,
+  ): Promise<{ id: number; reply: Promise<Record<string, unknown>> }> {
+    const id = ++this.#id;
+    const data = encodeLine({ jsonrpc: "2.0", id, method, params });
+    // The host would refuse it and close the connection mid-write: say why here instead.
+    if (data.length > MAX_LINE_BYTES + 1) {
+      throw new UsageError(
+        `The ${method} request is ${data.length} bytes; the host takes at most ${MAX_LINE_BYTES} per message`,
+      );
+    }
+    if (this.#ended) throw this.#refused ? toRpcError(this.#refused) : this.#gone();
+    const reply = new Promise<Record<string, unknown>>((resolve, reject) =>
+      this.#pending.set(id, { method, resolve, reject })
+    );
+    reply.catch(() => {}); // awaited by the caller; a send failure below must not leave it unhandled
+    void this.#pump();
+    let off = 0;
+    try {
+      while (off < data.length) off += await this.#conn.write(data.subarray(off));
+    } catch {
+      // A host that refused the connection (-32000, too many connections) said why before closing.
+      await this.#settled();
+      this.#pending.delete(id);
+      if (this.#refused) throw toRpcError(this.#refused);
+      throw this.#gone();
+    }
+    return { id, reply };
+  }
+
+  /** Waits (briefly) for the pump to read what the host said before closing. */
+  async #settled(): Promise<void> {
+    const deadline = Date.now() + 1000;
+    while (!this.#ended && !this.#refused && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /** Sends a request and returns the whole response object (result or error). */
+  async request(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+    const { reply } = await this.#start(method, params);
+    return await reply;
+  }
+
+  /** Calls a method and returns its result; throws {@link RpcError}. */
+  async call<T = Record<string, unknown>>(method: string, params: unknown = {}): Promise<T> {
+    const res = await this.request(method, params);
+    if (res.error) throw toRpcError(res.error as WireError);
+    const result = res.result as Record<string, unknown> | undefined;
+    if (result && typeof result === "object" && "error" in result && Object.keys(result).length === 1) {
+      // Legacy `{"error": ...}` result shape: treat as a failure (seed 000).
+      throw new CliFailure(String(result.error), ExitCode.Failure);
+    }
+    return result as T;
+  }
+
+  /**
+   * Turns this connection into an event stream (`events.subscribe`): resolves
+   * with the ack's text once the host has subscribed; read the events with
+   * {@link next} / {@link nextWithin}. Throws RpcError on bad params.
+   */
+  async subscribe(params: { surfaces?: number[]; types?: string[] } = {}): Promise<Inbound> {
+    const res = await this.request("events.subscribe", params);
+    if (res.error) throw toRpcError(res.error as WireError);
+    return { text: JSON.stringify(res), value: res };
+  }
+
+  /** The next message that is not a reply (an event, a notification), or null when the host is gone. */
+  next(): Promise<Inbound | null> {
+    const queued = this.#inbox.shift();
+    if (queued) return Promise.resolve(queued);
+    if (this.#ended) return Promise.resolve(null);
+    void this.#pump();
+    return new Promise((resolve) => this.#readers.push(resolve));
+  }
+
+  /** Like {@link next}, but undefined after `ms` (the message is not lost: a later call gets it). */
+  nextWithin(ms: number): Promise<Inbound | null | undefined> {
+    const queued = this.#inbox.shift();
+    if (queued) return Promise.resolve(queued);
+    if (this.#ended) return Promise.resolve(null);
+    void this.#pump();
+    return new Promise((resolve) => {
+      const reader = (m: Inbound | null) => {
+        clearTimeout(timer);
+        resolve(m);
+      };
+      const timer = setTimeout(() => {
+        const i = this.#readers.indexOf(reader);
+        if (i >= 0) this.#readers.splice(i, 1);
+        resolve(undefined);
+      }, ms);
+      this.#readers.push(reader);
+    });
+  }
+
+  /** Closes the connection (pending calls fail with "closed the connection"). */
+  close(): void {
+    try {
+      this.#conn.close();
+    } catch { /* already closed */ }
+  }
+}
+
+function toRpcError(e: WireError): RpcError {
+  return new RpcError(e.code, e.message, e.data);
+}
+
+/** Runs `fn` with a connected client, closing it afterwards. */
+export async function withClient<T>(fn: (c: Client) => Promise<T>, path?: string): Promise<T> {
+  const client = await Client.connect(path);
+  try {
+    return await fn(client);
+  } finally {
+    client.close();
+  }
+}

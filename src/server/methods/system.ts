@@ -1,0 +1,36 @@
+/**
+ * System methods: liveness, identity, capabilities, shutdown.
+ *
+ * @module
+ */
+import { PROTOCOL_VERSION, VERSION } from "../../spec/codes.ts";
+import { gatedMethods, type Method, methods } from "../../spec/protocol.ts";
+import { gateOpen } from "../context.ts";
+import type { FamilyHandlers } from "./_types.ts";
+
+/** The `system.*` handlers. */
+export const system: FamilyHandlers<"system"> = {
+  "system.ping": () => ({ pong: true, ts: Date.now() }),
+  "system.identify": (ctx) => ({
+    name: "paneflow",
+    version: VERSION,
+    protocol: PROTOCOL_VERSION,
+    pid: Deno.pid,
+    socket: ctx.socketPath,
+    started_at: ctx.startedAt,
+  }),
+  "system.capabilities": (ctx) => ({
+    scripting: gateOpen(ctx, "send"),
+    keystrokes: gateOpen(ctx, "keystroke"),
+    ai_unrestricted: ctx.config.ai_unrestricted,
+    fence: ctx.config.ai_injection_fence,
+    methods: [...Object.keys(methods), "events.subscribe"].filter((m) => {
+      const gate = gatedMethods[m as Method];
+      return !gate || gateOpen(ctx, gate);
+    }),
+  }),
+  "system.shutdown": (ctx) => {
+    setTimeout(ctx.shutdown, 0);
+    return { ok: true };
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * Workspace methods: list, create, select, close, up, layouts.
+ *
+ * @module
+ */
+import { workspaceUp } from "../../up/apply.ts";
+import type { FamilyHandlers } from "./_types.ts";
+
+/** The `workspace.*` handlers. */
+export const workspace: FamilyHandlers<"workspace"> = {
+  "workspace.list": ({ registry }) => ({
+    workspaces: registry.workspaces.map((ws) => registry.describeWorkspace(ws)),
+  }),
+  "workspace.current": ({ registry }) => registry.describeWorkspace(registry.workspaceAt()),
+  "workspace.create": async ({ registry }, p) => {
+    const { workspace, surface } = await registry.createWorkspace({
+      ...p,
+      title: p.name,
+      name: p.pane_name,
+    });
+    return { ...registry.describeWorkspace(workspace), surface_id: surface.id };
+  },
+  "workspace.select": ({ registry }, p) => registry.describeWorkspace(registry.select(p.index)),
+  "workspace.close": async ({ registry }, p) => {
+    const ws = registry.workspaceAt(p.index);
+    const index = registry.indexOf(ws);
+    await registry.closeWorkspace(ws);
+    return { closed: index };
+  },
+  "workspace.up": (ctx, p) => workspaceUp(ctx, p),
+  "workspace.restore_layout": async ({ registry }, p) => {
+    const ws = registry.workspaceAt(p.index);
+    await registry.restoreLayout(ws, p.layout);
+    return registry.describeWorkspace(ws);
+  },
+};
