@@ -102,6 +102,7 @@ try {
   }
   rawWatch.close();
   await events.close();
+  reader.close();
   console.log(
     `rename -> text in pane: p50 ${ms(percentile(lat, 50))} ms, p95 ${
       ms(percentile(lat, 95))
@@ -111,7 +112,6 @@ try {
 
   // 2. backlog drain with system.ping alongside.
   await mk("r2");
-  const pinger = await RpcConn.open(host.socket);
   const senders = ["w1", "w2", "w3", "w4"];
   // Written first, delivered after: the host is stopped from delivering by a not-yet-existing recipient? No:
   // messages go to r1/r2, written as fast as the store allows.
@@ -131,6 +131,8 @@ try {
     }
   }));
   const writeMs = performance.now() - tWrite;
+  // Opened now: a connection idle while the backlog is written would pass the host's idle deadline.
+  const pinger = await RpcConn.open(host.socket);
   const pings: number[] = [];
   let done = false;
   const pingLoop = (async () => {
@@ -171,7 +173,6 @@ try {
       } ms ` +
       `p99 ${ms(percentile(pings, 99))} ms max ${ms(Math.max(...pings))} ms (n=${pings.length})`,
   );
-  reader.close();
   pinger.close();
 } finally {
   await cleanupAll();

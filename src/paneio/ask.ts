@@ -58,9 +58,11 @@ export function parseReply(
     // above the input box; the newest showing is ours.
     const short = tail.slice(-20);
     for (let i = rows.length - 1; i >= 0 && echoEnd < 0; i--) {
-      if (squash(rows[i]).includes(short) || (i > 0 && squash(rows[i - 1] + rows[i]).includes(short))) {
-        echoEnd = i;
-      }
+      const alone = squash(rows[i]).includes(short);
+      // Wrapped over two rows: the pair holds it but neither row alone does.
+      const wrapped = i > 0 && !squash(rows[i - 1]).includes(short) &&
+        squash(rows[i - 1] + rows[i]).includes(short);
+      if (alone || wrapped) echoEnd = i;
     }
   } else if (tail) {
     let acc = "";

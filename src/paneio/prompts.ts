@@ -67,10 +67,14 @@ export function promptOf(
   rules: readonly PromptRule[],
 ): { rule: PromptRule; rest: string } | null {
   let best: { rule: PromptRule; rest: string; len: number } | null = null;
+  // A screen row loses its trailing spaces: a pattern ending in a space still matches a bare prompt.
+  const padded = line.endsWith(" ") ? line : line + " ";
   for (const rule of rules) {
-    const m = rule.pattern.exec(line);
-    if (m && m.index === 0 && (!best || m[0].length > best.len)) {
-      best = { rule, rest: line.slice(m[0].length), len: m[0].length };
+    for (const text of [line, padded]) {
+      const m = rule.pattern.exec(text);
+      if (m && m.index === 0 && (!best || m[0].length > best.len)) {
+        best = { rule, rest: text.slice(m[0].length), len: m[0].length };
+      }
     }
   }
   return best ? { rule: best.rule, rest: best.rest } : null;
