@@ -7,9 +7,8 @@
  * @module
  */
 import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "./classify.ts";
-import { CLAUDE_SCREEN } from "./claude_screen.ts";
 import { detectFamily } from "./detect.ts";
-import { type AiFrame, WAITING_NOTIFICATIONS } from "./hook.ts";
+import { WAITING_NOTIFICATIONS } from "./hook.ts";
 import type { BusEvent, EventBus } from "../server/bus.ts";
 import type { PanePool } from "../server/pane_pool.ts";
 import {
@@ -20,82 +19,20 @@ import {
   type ProcessInfo,
 } from "../server/proc.ts";
 import type { Registry, Surface } from "../server/registry.ts";
+import {
+  type Agent,
+  agentProcess,
+  EXIT_GRACE_MS,
+  HOOK_GRACE_MS,
+  type HookFrame,
+  type PromptListener,
+  SCAN_MS,
+  SCREEN_DEBOUNCE_MS,
+  SCREENS,
+  SIGNAL_EXITS,
+} from "./agent.ts";
 
-/** Screen rules per agent family. */
-const SCREENS: Record<string, ScreenRules> = { claude: CLAUDE_SCREEN };
-
-/** Exit codes of an agent that mean "stopped by a signal", not an error. */
-const SIGNAL_EXITS = new Set([129, 130, 137, 143]);
-/** How long after output the screen is classified again. */
-const SCREEN_DEBOUNCE_MS = 60;
-/** A hook state younger than this is not overruled by an idle-looking screen. */
-const HOOK_GRACE_MS = 1500;
-/** How long a process-detected exit waits for the pane's exit code. */
-const EXIT_GRACE_MS = 400;
-/** Process detection and stall checks run this often. */
-const SCAN_MS = 1000;
-
-/** The agent process in a PTY's foreground process group, if any. */
-function agentProcess(ptyPid: number, groups: Map<number, ProcessInfo[]>) {
-  const pgrp = foregroundGroup(ptyPid);
-  if (pgrp === null) return null;
-  for (const p of groups.get(pgrp) ?? []) {
-    const family = detectFamily(p.argv);
-    if (family) return { family, pid: p.pid, argv: p.argv };
-  }
-  return null;
-}
-
-/** A hook frame as the host received it (validated by the protocol's `AiFrame`). */
-export type HookFrame = Partial<AiFrame> & { surface_id: number };
-
-interface Agent {
-  surfaceId: number;
-  tool: string;
-  pid: number | null;
-  hooked: boolean;
-  state: AgentState;
-  reason: string;
-  message: string | null;
-  /** The message as the hooks alone left it. */
-  hookMessage: string | null;
-  activeTool: string | null;
-  lastResult: string | null;
-  stateSince: number;
-  lastActivity: number;
-  inTurn: boolean;
-  hadTurn: boolean;
-  /** State the hooks alone would give, why, and when it was set. */
-  hookState: AgentState | null;
-  hookReason: string;
-  hookAt: number;
-  lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
-  /** The last screen verdict, when it was made, and the first line of the screen's last turn. */
-  screen: (ScreenVerdict & { at: number; turn: string | null }) | null;
-  /** Process detection has seen this agent's process (so its absence means it exited). */
-  seenProcess: boolean;
-  /** What the screen's activity function gave last time. */
-  activityMark: string | null;
-  /** A process-detected exit waiting briefly for the pane's own exit code. */
-  exitTimer: ReturnType<typeof setTimeout> | null;
-  /** When paneflow itself delivered an Esc or Ctrl-C to the agent. */
-  interruptAt: number;
-  /**
-   * Without hooks: paneflow delivered an Esc or Ctrl-C during a turn
-   * (`interruptPending`), then the screen stopped showing a busy turn
-   * (`interrupted`, with the first line of the last turn on screen then). It
-   * holds until the screen shows a busy or a different last turn. Interrupted
-   * before any output, Claude Code shows no `Interrupted` line (it puts the
-   * prompt back into the input box), so this is what tells an interrupt from
-   * a finished turn.
-   */
-  interruptPending: boolean;
-  interrupted: { turn: string | null } | null;
-  why: string;
-}
-
-/** Listener for hook prompt submissions (the submit transaction waits on these). */
-type PromptListener = (surfaceId: number, prompt: string) => void;
+export type { HookFrame } from "./agent.ts";
 
 /** Tracks the agents of every pane. */
 export class AgentTracker {

@@ -11,6 +11,7 @@ import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "./pane_pool.ts";
 import type { Registry } from "./registry.ts";
 import type { PaneIO } from "../paneio/service.ts";
+import type { Connection } from "./connection.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -27,6 +28,22 @@ export interface HostContext {
   log?: (line: string) => void;
   /** PaneIO: ask, readiness, clear, and the message queue (src/paneio/). */
   paneio?: PaneIO;
+  /** Open connections by id (a handler may act for another one: `cancel_wait`). */
+  connections?: ReadonlyMap<number, Connection>;
+}
+
+/**
+ * Something that lives as long as the host: sessions, plugins, the queue,
+ * the web view. `host.ts` keeps one list; services start in its order once
+ * the host's context exists, see every connection as it opens (to hang
+ * per-connection state on it: `conn.state(key)`, `conn.onClose(fn)`), and
+ * are disposed in reverse order when the host stops, before the panes close.
+ */
+export interface Service {
+  readonly name: string;
+  start?(ctx: HostContext): void | Promise<void>;
+  connected?(conn: Connection): void;
+  dispose?(): void | Promise<void>;
 }
 
 /** Whether a gated family of methods is open on this host. */

@@ -13,7 +13,8 @@ import { EventBus } from "./bus.ts";
 import { PanePool } from "./pane_pool.ts";
 import { AgentTracker } from "../agents/tracker.ts";
 import { Registry } from "./registry.ts";
-import type { HostContext } from "./context.ts";
+import type { HostContext, Service } from "./context.ts";
+import type { Connection } from "./connection.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
@@ -149,6 +150,39 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   registry = new Registry(config, pool, bus, opts.socketPath);
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
 
+  // The host's services, in start order; disposed in reverse. A capability
+  // adds one line here (and keeps its state in its own folder).
+  const services: Service[] = [
+    {
+      name: "panes",
+      dispose: async () => {
+        await registry.closeAll().catch(() => {});
+        pool.terminate();
+      },
+    },
+    { name: "agents", dispose: () => agents.dispose() },
+    {
+      // src/paneio/: ask, readiness, clear, and the message queue when the host has a root.
+      name: "paneio",
+      start: async (ctx) => {
+        ctx.paneio = new PaneIO(ctx, bus);
+        const queueRoot = opts.queueRoot ?? config.queue.root;
+        if (!queueRoot) return;
+        try {
+          await ctx.paneio.startQueue(queueRoot, {
+            graceMs: config.queue.grace_secs * 1000,
+            timeoutMs: config.queue.timeout_secs * 1000,
+          });
+        } catch (e) {
+          await stop();
+          throw new Error(`Cannot start the message queue: ${(e as Error).message}`);
+        }
+      },
+      dispose: () => ctx.paneio?.dispose(),
+    },
+  ];
+  const open = new Map<number, Connection>();
+
   const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
   await Deno.chmod(opts.socketPath, 0o600);
   // The socket file is removed at the end only while it is still this one (its inode).
@@ -171,10 +205,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
           listener.close();
         } catch { /* closed */ }
       }
-      agents.dispose();
-      ctx.paneio?.dispose();
-      await registry.closeAll().catch(() => {});
-      pool.terminate();
+      for (const service of [...services].reverse()) {
+        try {
+          await service.dispose?.();
+        } catch (e) {
+          log(`${service.name}: dispose failed: ${(e as Error).message}`);
+        }
+      }
       for (const c of connections) {
         try {
           c.close();
@@ -199,24 +236,18 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     log,
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
+    connections: open,
   };
-  ctx.paneio = new PaneIO(ctx, bus);
-  const queueRoot = opts.queueRoot ?? config.queue.root;
-  if (queueRoot) {
-    try {
-      await ctx.paneio.startQueue(queueRoot, {
-        graceMs: config.queue.grace_secs * 1000,
-        timeoutMs: config.queue.timeout_secs * 1000,
-      });
-    } catch (e) {
-      await stop();
-      throw new Error(`Cannot start the message queue: ${(e as Error).message}`);
-    }
-  }
+  for (const service of services) await service.start?.(ctx);
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
     heartbeatMs: config.host.heartbeat_secs * 1000,
     bus,
+    onConnection: (conn: Connection) => {
+      open.set(conn.id, conn);
+      conn.onClose(() => void open.delete(conn.id));
+      for (const service of services) service.connected?.(conn);
+    },
   };
 
   (async () => {
@@ -243,7 +274,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   })();
 
   if (opts.stdio) {
-    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing };
+    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing, kind: "stdio" };
     serveConnection(STDIO, ctx, stdioOpts).finally(() => {
       log("stdin ended");
       void stop();

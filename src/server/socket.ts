@@ -57,6 +57,32 @@ function errorResponse(code: number, message: string, id: unknown = null): Respo
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
+/** What {@link linger} reads and drops at most, and for how long. */
+const LINGER_BYTES = 4 * 1024 * 1024;
+const LINGER_MS = 1000;
+
+/**
+ * After a framing error, reads and drops what the peer is still sending
+ * (bounded in bytes and time) before the connection closes: a client still
+ * writing its oversized message then finishes and reads the error, instead
+ * of failing with a broken pipe (a lingering close, as HTTP servers do).
+ */
+async function linger(conn: Duplex): Promise<void> {
+  const buf = new Uint8Array(64 * 1024);
+  let left = LINGER_BYTES;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<null>((r) => (timer = setTimeout(() => r(null), LINGER_MS)));
+  try {
+    while (left > 0) {
+      const n = await Promise.race([conn.read(buf).catch(() => null), deadline]);
+      if (n === null) break;
+      left -= n;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Serves one connection until the peer leaves or breaks the rules. */
 export async function serveConnection(
   conn: Duplex,
@@ -84,6 +110,7 @@ export async function serveConnection(
       if ("fatal" in line) {
         const code = line.tooLong ? ErrorCode.InvalidRequest : ErrorCode.ParseError;
         await reply(errorResponse(code, line.fatal));
+        await linger(conn);
         return;
       }
       let text: string;

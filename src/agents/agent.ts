@@ -1,0 +1,88 @@
+/**
+ * What the tracker tracks: one agent's record, the hook frame it is fed,
+ * the timing constants of its fusion, and finding an agent's process in a
+ * PTY's foreground process group.
+ *
+ * @module
+ */
+import type { AgentState, ScreenRules, ScreenVerdict } from "./classify.ts";
+import { CLAUDE_SCREEN } from "./claude_screen.ts";
+import { detectFamily } from "./detect.ts";
+import type { AiFrame } from "./hook.ts";
+import { foregroundGroup, type ProcessInfo } from "../server/proc.ts";
+
+/** Screen rules per agent family. */
+export const SCREENS: Record<string, ScreenRules> = { claude: CLAUDE_SCREEN };
+
+/** Exit codes of an agent that mean "stopped by a signal", not an error. */
+export const SIGNAL_EXITS = new Set([129, 130, 137, 143]);
+/** How long after output the screen is classified again. */
+export const SCREEN_DEBOUNCE_MS = 60;
+/** A hook state younger than this is not overruled by an idle-looking screen. */
+export const HOOK_GRACE_MS = 1500;
+/** How long a process-detected exit waits for the pane's exit code. */
+export const EXIT_GRACE_MS = 400;
+/** Process detection and stall checks run this often. */
+export const SCAN_MS = 1000;
+
+/** The agent process in a PTY's foreground process group, if any. */
+export function agentProcess(ptyPid: number, groups: Map<number, ProcessInfo[]>) {
+  const pgrp = foregroundGroup(ptyPid);
+  if (pgrp === null) return null;
+  for (const p of groups.get(pgrp) ?? []) {
+    const family = detectFamily(p.argv);
+    if (family) return { family, pid: p.pid, argv: p.argv };
+  }
+  return null;
+}
+
+/** A hook frame as the host received it (validated by the protocol's `AiFrame`). */
+export type HookFrame = Partial<AiFrame> & { surface_id: number };
+
+export interface Agent {
+  surfaceId: number;
+  tool: string;
+  pid: number | null;
+  hooked: boolean;
+  state: AgentState;
+  reason: string;
+  message: string | null;
+  /** The message as the hooks alone left it. */
+  hookMessage: string | null;
+  activeTool: string | null;
+  lastResult: string | null;
+  stateSince: number;
+  lastActivity: number;
+  inTurn: boolean;
+  hadTurn: boolean;
+  /** State the hooks alone would give, why, and when it was set. */
+  hookState: AgentState | null;
+  hookReason: string;
+  hookAt: number;
+  lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
+  /** The last screen verdict, when it was made, and the first line of the screen's last turn. */
+  screen: (ScreenVerdict & { at: number; turn: string | null }) | null;
+  /** Process detection has seen this agent's process (so its absence means it exited). */
+  seenProcess: boolean;
+  /** What the screen's activity function gave last time. */
+  activityMark: string | null;
+  /** A process-detected exit waiting briefly for the pane's own exit code. */
+  exitTimer: ReturnType<typeof setTimeout> | null;
+  /** When paneflow itself delivered an Esc or Ctrl-C to the agent. */
+  interruptAt: number;
+  /**
+   * Without hooks: paneflow delivered an Esc or Ctrl-C during a turn
+   * (`interruptPending`), then the screen stopped showing a busy turn
+   * (`interrupted`, with the first line of the last turn on screen then). It
+   * holds until the screen shows a busy or a different last turn. Interrupted
+   * before any output, Claude Code shows no `Interrupted` line (it puts the
+   * prompt back into the input box), so this is what tells an interrupt from
+   * a finished turn.
+   */
+  interruptPending: boolean;
+  interrupted: { turn: string | null } | null;
+  why: string;
+}
+
+/** Listener for hook prompt submissions (the submit transaction waits on these). */
+export type PromptListener = (surfaceId: number, prompt: string) => void;
