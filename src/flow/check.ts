@@ -444,16 +444,19 @@ export function checkFlow(
         send,
         ready,
         capture: s.capture ?? null,
-        message: s.message
+        // Only on a message step: the plans of other steps keep their shape.
+        ...(s.message
           ? {
-            to: sub(s.message.to),
-            content: sub(s.message.content),
-            from: s.message.from ?? "flow",
-            type: s.message.type ?? "task",
-            timeout_secs: s.message.timeout_secs ?? defaultTimeout ?? 3600,
-            var: s.message.var ?? null,
+            message: {
+              to: sub(s.message.to),
+              content: sub(s.message.content),
+              from: s.message.from ?? "flow",
+              type: s.message.type ?? "task",
+              timeout_secs: s.message.timeout_secs ?? defaultTimeout ?? 3600,
+              var: s.message.var ?? null,
+            },
           }
-          : null,
+          : {}),
       });
     }
   });

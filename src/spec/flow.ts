@@ -90,7 +90,7 @@ export interface StepInstance {
    * A message to put on the host's queue (docs/paneio.md) and wait for: its
    * result goes into `var` when given.
    */
-  message: {
+  message?: {
     to: string;
     content: string;
     from: string;
