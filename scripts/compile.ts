@@ -294,7 +294,7 @@ async function main(argv: string[]): Promise<void> {
     "-A",
     `--config=${ROOT}deno.json`,
     "--include",
-    `${ROOT}src/server/pane_worker.ts`,
+    `${ROOT}src/server/pane/worker.ts`,
     // Verb modules are imported through a variable (so a CLI start does not load
     // the heavy ones' npm packages); name them so they are embedded.
     ...verbModules().flatMap((m) => ["--include", m]),

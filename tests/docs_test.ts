@@ -24,3 +24,21 @@ Deno.test("docs: README.md is at most 30 KB and its docs/ links resolve", () => 
   assert.ok(links.length >= 8, "the README indexes the reference");
   for (const link of links) assert.ok(Deno.statSync(`${ROOT}${link}`).isFile, `${link} exists`);
 });
+
+Deno.test("docs: every src/ file the README and docs/ name exists", () => {
+  const files = [
+    `${ROOT}README.md`,
+    ...[...Deno.readDirSync(`${ROOT}docs`)].map((e) => `${ROOT}docs/${e.name}`),
+  ];
+  for (const file of files) {
+    for (const m of Deno.readTextFileSync(file).matchAll(/\bsrc\/[\w/]+\.ts\b/g)) {
+      let found = true;
+      try {
+        Deno.statSync(`${ROOT}${m[0]}`);
+      } catch {
+        found = false;
+      }
+      assert.ok(found, `${file.slice(ROOT.length)} names ${m[0]}, which does not exist`);
+    }
+  }
+});

@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { circles, importsOf } from "../scripts/structure.ts";
+import { circles, importsOf, problems } from "../scripts/structure.ts";
 
 Deno.test("structure: the circle finder finds circles, self-imports, and nothing in a tree", () => {
   const g = new Map([
@@ -36,4 +36,8 @@ Deno.test("structure: imports are found in every form (type, multi-line, re-expo
     "/r/src/x/d.ts",
     "/r/src/x/e.ts",
   ]);
+});
+
+Deno.test("structure: src/ holds to the layout's rules", () => {
+  assert.deepEqual(problems(), []);
 });

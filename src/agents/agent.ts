@@ -9,7 +9,7 @@ import type { AgentState, ScreenRules, ScreenVerdict } from "./classify.ts";
 import { CLAUDE_SCREEN } from "./claude_screen.ts";
 import { detectFamily } from "./detect.ts";
 import type { AiFrame } from "./hook.ts";
-import { foregroundGroup, type ProcessInfo } from "../server/proc.ts";
+import { foregroundGroup, type ProcessInfo } from "../server/pane/proc.ts";
 
 /** Screen rules per agent family. */
 export const SCREENS: Record<string, ScreenRules> = { claude: CLAUDE_SCREEN };

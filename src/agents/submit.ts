@@ -10,7 +10,7 @@
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { AgentTracker } from "./tracker.ts";
-import type { PanePool } from "../server/pane_pool.ts";
+import type { PanePool } from "../server/pane/pool.ts";
 
 /** How a submit ended. */
 export type SubmitStatus = "submitted" | "queued" | "stalled" | "unknown";

@@ -10,14 +10,14 @@ import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict }
 import { detectFamily } from "./detect.ts";
 import { WAITING_NOTIFICATIONS } from "./hook.ts";
 import type { BusEvent, EventBus } from "../server/bus.ts";
-import type { PanePool } from "../server/pane_pool.ts";
+import type { PanePool } from "../server/pane/pool.ts";
 import {
   foreground,
   foregroundGroup,
   groupHeads,
   processGroupsAsync,
   type ProcessInfo,
-} from "../server/proc.ts";
+} from "../server/pane/proc.ts";
 import type { Registry, Surface } from "../server/registry.ts";
 import {
   type Agent,

@@ -8,7 +8,7 @@
  */
 import type { Config } from "../spec/config.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
-import type { PanePool } from "./pane_pool.ts";
+import type { PanePool } from "./pane/pool.ts";
 import type { Registry } from "./registry.ts";
 import type { PaneIO } from "../paneio/service.ts";
 import type { Connection } from "./connection.ts";

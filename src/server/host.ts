@@ -10,7 +10,7 @@ import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "./bus.ts";
-import { PanePool } from "./pane_pool.ts";
+import { PanePool } from "./pane/pool.ts";
 import { AgentTracker } from "../agents/tracker.ts";
 import { Registry } from "./registry.ts";
 import type { HostContext, Service } from "./context.ts";

@@ -19,9 +19,9 @@ import {
   removeFromLayout,
   splitLayout,
 } from "./layout.ts";
-import type { PanePool } from "./pane_pool.ts";
-import type { WorkerEvent } from "./_worker_protocol.ts";
-import { foreground } from "./proc.ts";
+import type { PanePool } from "./pane/pool.ts";
+import type { WorkerEvent } from "./pane/protocol.ts";
+import { foreground } from "./pane/proc.ts";
 import { paneBaseEnv, paneShell } from "./pane/env.ts";
 
 /** A pane. */

@@ -23,7 +23,7 @@ import {
 } from "../spec/workspace.ts";
 import { planPanes } from "./plan.ts";
 import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
-import { foreground } from "../server/proc.ts";
+import { foreground } from "../server/pane/proc.ts";
 import type { PaneOptions, Surface, Workspace } from "../server/registry.ts";
 import type { HostContext } from "../server/context.ts";
 import { paneBaseEnv, paneShell } from "../server/pane/env.ts";

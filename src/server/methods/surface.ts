@@ -7,7 +7,7 @@ import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../../spec/codes.ts";
 import { RpcError } from "../../errors.ts";
 import type { HostContext } from "../context.ts";
 import { defang, fence } from "../../agents/fence.ts";
-import { keyBytes } from "../keys.ts";
+import { keyBytes } from "../pane/keys.ts";
 import type { Surface } from "../registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
 import { splitWithWorktree } from "../../up/apply.ts";

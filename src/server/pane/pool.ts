@@ -13,9 +13,9 @@ import {
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
-} from "./_worker_protocol.ts";
-import { RpcError } from "../errors.ts";
-import { ErrorCode, ErrorReason } from "../spec/codes.ts";
+} from "./protocol.ts";
+import { RpcError } from "../../errors.ts";
+import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
 
 // deno-lint-ignore no-explicit-any
 type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
@@ -63,7 +63,7 @@ export class PanePool {
   /** Starts `size` workers; `onEvent` receives what panes report. */
   constructor(size: number, onEvent: (ev: WorkerEvent) => void) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL("./pane_worker.ts", import.meta.url).href, {
+      const worker = new Worker(new URL("./worker.ts", import.meta.url).href, {
         type: "module",
       });
       worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent>) => {

@@ -30,7 +30,7 @@ import {
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
-} from "./_worker_protocol.ts";
+} from "./protocol.ts";
 import { PtyInput } from "./pty_input.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { STALLED } from "./_worker_protocol.ts";
+import { STALLED } from "./protocol.ts";
 
 /** errno for "try again" (Linux, macOS) and for a call a signal interrupted. */
 const EAGAIN = Deno.build.os === "darwin" ? 35 : 11;
