@@ -12,7 +12,7 @@ import { RpcError } from "../errors.ts";
 import type { BusEvent, EventBus } from "../server/bus.ts";
 import type { Config } from "../spec/config.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
-import type { PanePool } from "../server/pane_pool.ts";
+import type { PanePool } from "../server/pane/pool.ts";
 import type { Registry } from "../server/registry.ts";
 import type { Surface } from "../server/registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../agents/submit.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { foreground, foregroundGroup } from "../server/proc.ts";
+import { foreground, foregroundGroup } from "../server/pane/proc.ts";
 import { type PromptRule, promptState } from "./prompts.ts";
 
 /** Why a pane is or is not ready. */
