@@ -40,14 +40,17 @@ async function answeringPid(path: string): Promise<number | null> {
  * A host already answering on `path` is an error, unless `shared` (a verb
  * that autostarts a host takes one that another started meanwhile).
  */
-export async function startDetached(path: string = socketPath(), { shared = false } = {}): Promise<string> {
+export async function startDetached(
+  path: string = socketPath(),
+  { shared = false, args: extra = [] as string[] } = {},
+): Promise<string> {
   if (await answeringPid(path) !== null) {
     if (shared) return path;
     throw new CliFailure(`A paneflow host is already running on ${path}`);
   }
   const log = logPath(path);
   await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const [cmd, ...args] = selfCommand(["serve", "--log", log], { host: true });
+  const [cmd, ...args] = selfCommand(["serve", "--log", log, ...extra], { host: true });
   const child = new Deno.Command(cmd, {
     args,
     env: { PANEFLOW_SOCKET_PATH: path },

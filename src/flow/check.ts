@@ -107,8 +107,25 @@ export function checkFlow(
       });
     }
     const broken = brokenOf(i);
-    if (!s.pane && !s.send && !broken.has("pane") && !broken.has("send")) {
-      issues.push({ path: at("id"), message: `step "${s.id}" does nothing: give it a "pane" or a "send"` });
+    if (s.message && (s.pane || s.send)) {
+      issues.push({
+        path: at("message"),
+        message: `"message" is a step of its own: not with "pane" or "send"`,
+      });
+    }
+    if (s.message && s.ready) {
+      issues.push({
+        path: at("ready"),
+        message: `a "message" step waits for the message's result, not a "ready"`,
+      });
+    }
+    if (
+      !s.pane && !s.send && !s.message && !broken.has("pane") && !broken.has("send") && !broken.has("message")
+    ) {
+      issues.push({
+        path: at("id"),
+        message: `step "${s.id}" does nothing: give it a "pane", a "send" or a "message"`,
+      });
     }
     if (s.capture && !s.ready && !broken.has("ready")) {
       issues.push({
@@ -153,6 +170,20 @@ export function checkFlow(
           message: `capture "${s.capture.var}" is also defined by step "${captures[s.capture.var].step}"`,
         });
       } else captures[s.capture.var] = { step: s.id, foreach: !!s.foreach };
+    }
+    const mvar = s.message?.var;
+    if (mvar !== undefined) {
+      if (mvar === "item") {
+        issues.push({
+          path: at("message", "var"),
+          message: `"item" is taken by \${item} (a foreach step's item); pick another name`,
+        });
+      } else if (captures[mvar]) {
+        issues.push({
+          path: at("message", "var"),
+          message: `capture "${mvar}" is also defined by step "${captures[mvar].step}"`,
+        });
+      } else captures[mvar] = { step: s.id, foreach: !!s.foreach };
     }
   });
 
@@ -234,6 +265,8 @@ export function checkFlow(
     tokens(s.ready?.pattern, at("ready", "pattern"), false);
     tokens(s.send?.target, at("send", "target"), false);
     tokens(s.send?.text, at("send", "text"), true);
+    tokens(s.message?.to, at("message", "to"), false);
+    tokens(s.message?.content, at("message", "content"), true);
     if (s.pane) {
       for (const k of PANE_TEXT_FIELDS) tokens(s.pane[k], at("pane", k), k === "prompt");
       for (const [k, v] of Object.entries(s.pane.env ?? {})) {
@@ -411,6 +444,19 @@ export function checkFlow(
         send,
         ready,
         capture: s.capture ?? null,
+        // Only on a message step: the plans of other steps keep their shape.
+        ...(s.message
+          ? {
+            message: {
+              to: sub(s.message.to),
+              content: sub(s.message.content),
+              from: s.message.from ?? "flow",
+              type: s.message.type ?? "task",
+              timeout_secs: s.message.timeout_secs ?? defaultTimeout ?? 3600,
+              var: s.message.var ?? null,
+            },
+          }
+          : {}),
       });
     }
   });

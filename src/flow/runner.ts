@@ -251,6 +251,9 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
         if (res.status === "stalled") throw new StepFailure(`prompt not taken by the agent: ${res.evidence}`);
         opts.progress.update(r, `prompt ${r.submitted}`);
       }
+    } else if (s.message) {
+      await runMessage(s, r);
+      return;
     } else {
       const send = s.send!;
       surfaceId = resolveTarget(send.target);
@@ -291,6 +294,48 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     } else {
       opts.progress.update(r, `matched: ${matched.lines[matched.index].slice(0, 80)}`);
     }
+  };
+
+  /** A `message` step: put it on the host's queue and wait for its result (docs/paneio.md). */
+  const runMessage = async (s: StepInstance, r: StepReport) => {
+    const m = s.message!;
+    const info = await call<{ root: string | null }>("queue.info", {});
+    if (!info.root) {
+      throw new StepFailure(
+        "the host has no message queue: start it with serve --queue <dir> or set queue.root",
+      );
+    }
+    const { sendAndWait } = await import("../paneio/flow_step.ts");
+    const timeout = new Promise<never>((_, reject) => {
+      const t = setTimeout(
+        () => reject(new StepFailure(`message to "${m.to}" had no result within ${m.timeout_secs}s`, true)),
+        m.timeout_secs * 1000,
+      );
+      stepAbort.signal.addEventListener("abort", () => clearTimeout(t));
+    });
+    const done = await Promise.race([
+      sendAndWait(info.root, { ...m, content: substitute(m.content, values) }, stepAbort.signal, (id) => {
+        opts.progress.update(r, `message ${id} to ${m.to}`);
+      }),
+      timeout,
+      aborted(stepAbort.signal).then(() => {
+        throw new StepFailure("interrupted");
+      }),
+    ]);
+    if (done.status === "failed") {
+      throw new StepFailure(`message ${done.id} to "${m.to}" failed: ${done.reason}`);
+    }
+    r.submitted = "completed";
+    if (m.var) {
+      if (s.item === null) values.set(m.var, done.result);
+      else {
+        const got = (values.get(m.var) as Map<string, string> | undefined) ?? new Map<string, string>();
+        got.set(s.item, done.result);
+        const order = plan.steps.filter((x) => x.id === s.id).map((x) => x.item);
+        values.set(m.var, new Map([...got].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))));
+      }
+      opts.progress.update(r, `\${${m.var}} = result of ${done.id}`);
+    } else opts.progress.update(r, `message ${done.id} completed`);
   };
 
   const spawnPane = (s: StepInstance): Promise<number> => {

@@ -28,6 +28,7 @@ const KNOWN_KEYS: Record<string, string[]> = {
   send: ["target", "text", "submit"],
   ready: ["pattern", "timeout_secs"],
   capture: ["var", "lines"],
+  message: ["to", "content", "from", "type", "timeout_secs", "var"],
 };
 
 /** Schema problems, in our words. */

@@ -12,6 +12,7 @@ import type { PanePool } from "./pane/pool.ts";
 import type { Registry } from "./registry.ts";
 import type { Sessions } from "../session/mod.ts";
 import type { PluginHost } from "../plugins/host.ts";
+import type { PaneIO } from "../paneio/service.ts";
 import type { Connection } from "./connection.ts";
 
 /** What handlers can reach. */
@@ -31,6 +32,8 @@ export interface HostContext {
   sessions?: Sessions;
   /** Plugins and adapters (src/plugins/); absent in hosts built without them. */
   plugins?: PluginHost;
+  /** PaneIO: ask, readiness, clear, and the message queue (src/paneio/). */
+  paneio?: PaneIO;
   /** Open connections by id (a handler may act for another one: `cancel_wait`). */
   connections?: ReadonlyMap<number, Connection>;
 }

@@ -22,6 +22,7 @@ import { serveConnection } from "./socket.ts";
 import { pruneOrphanWorktrees } from "../up/worktree.ts";
 import { HostGuard } from "../isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
+import { PaneIO } from "../paneio/service.ts";
 
 /** A running host. */
 export interface Host {
@@ -49,6 +50,8 @@ export interface HostOptions {
   stdio?: { framing: FramingName };
   /** `serve --plugin` / `--allow-plugin-load` (src/plugins/). */
   plugins?: PluginOptions;
+  /** The message queue's root (`serve --queue`); else config `queue.root`; none: no delivery. */
+  queueRoot?: string;
 }
 
 /** This process's stdin and stdout as one connection. */
@@ -186,6 +189,25 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     },
     { name: "agents", dispose: () => agents.dispose() },
     { name: "plugins", dispose: () => plugins.dispose() },
+    {
+      // src/paneio/: ask, readiness, clear, and the message queue when the host has a root.
+      name: "paneio",
+      start: async (ctx) => {
+        ctx.paneio = new PaneIO(ctx, bus);
+        const queueRoot = opts.queueRoot ?? config.queue.root;
+        if (!queueRoot) return;
+        try {
+          await ctx.paneio.startQueue(queueRoot, {
+            graceMs: config.queue.grace_secs * 1000,
+            timeoutMs: config.queue.timeout_secs * 1000,
+          });
+        } catch (e) {
+          await stop();
+          throw new Error(`Cannot start the message queue: ${(e as Error).message}`);
+        }
+      },
+      dispose: () => ctx.paneio?.dispose(),
+    },
   ];
   const open = new Map<number, Connection>();
 

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
+import { PaneioConfig, QueueConfig } from "../paneio/protocol.ts";
 
 /** Schema of the config file. */
 export const ConfigSchema = z.strictObject({
@@ -37,6 +38,8 @@ export const ConfigSchema = z.strictObject({
     idle_timeout_secs: z.number().positive().default(30),
     heartbeat_secs: z.number().positive().default(30),
   }).prefault({}),
+  paneio: PaneioConfig,
+  queue: QueueConfig,
 });
 
 /** The host's settings, every default filled in. */

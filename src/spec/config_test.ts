@@ -12,6 +12,8 @@ const DEFAULTS = {
   agents: {},
   hosts: {},
   host: { pane_workers: 2, idle_timeout_secs: 30, heartbeat_secs: 30 },
+  paneio: { prompt_patterns: [] },
+  queue: { grace_secs: 30, timeout_secs: 3600 },
 };
 
 function fails(text: string, message: string) {

@@ -40,6 +40,17 @@ export const Step = z.strictObject({
     lines: z.number().int().min(1).max(500),
   }).optional(),
   submit: z.boolean().optional(),
+  message: z.strictObject({
+    to: z.string().min(1),
+    content: z.string(),
+    from: z.string().min(1).optional(),
+    type: z.enum(["task", "info", "result", "error"]).optional(),
+    timeout_secs: z.number().positive().optional(),
+    var: z.string().regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      "must be a name of letters, digits and _ that does not start with a digit",
+    ).optional(),
+  }).optional(),
 });
 
 export type Step = z.infer<typeof Step>;
@@ -75,6 +86,18 @@ export interface StepInstance {
   send: { target: string; text: string; submit: boolean } | null;
   ready: { pattern: string; timeout_secs: number } | null;
   capture: { var: string; lines: number } | null;
+  /**
+   * A message to put on the host's queue (docs/paneio.md) and wait for: its
+   * result goes into `var` when given.
+   */
+  message?: {
+    to: string;
+    content: string;
+    from: string;
+    type: "task" | "info" | "result" | "error";
+    timeout_secs: number;
+    var: string | null;
+  } | null;
 }
 
 /** A validated flow. */

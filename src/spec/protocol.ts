@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
+import { paneioGated, paneioMethods } from "../paneio/protocol.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.number().int().min(0).describe("Zero-based workspace index");
@@ -159,6 +160,7 @@ export const methods = {
   "ai.stop": AiFrame,
   "ai.exit": AiFrame,
   "ai.session_end": AiFrame,
+  ...paneioMethods,
 } as const;
 
 /** A method name. */
@@ -173,6 +175,7 @@ export const gatedMethods: Partial<Record<Method, "send" | "keystroke">> = {
   "surface.send_keystroke": "keystroke",
   // Ends every pane: gated as strictly as keystrokes (docs/security.md).
   "system.shutdown": "keystroke",
+  ...paneioGated,
 };
 
 /** Renders a zod error as one line naming the field: `"lines": expected number`. */

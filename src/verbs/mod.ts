@@ -87,6 +87,25 @@ export const verbs: VerbEntry[] = [
     load: () => dyn("wait"),
   },
   { name: "watch", summary: "Stream events as JSON lines", load: () => dyn("watch") },
+  {
+    name: "ask",
+    summary: "Type text into a pane and print the reply up to a marker (gated)",
+    load: () => dyn("ask"),
+  },
+  { name: "ready", summary: "Tell whether a pane is ready for input", load: () => dyn("ready") },
+  { name: "clear", summary: "Clear a pane's scrollback and screen", load: () => dyn("clear") },
+  {
+    name: "msg",
+    summary: "Agent message queue: send|ls|show|wait|prune",
+    heavy: true,
+    load: () => dyn("msg"),
+  },
+  {
+    name: "agents",
+    summary: "Show the agents' status files of the queue",
+    heavy: true,
+    load: () => dyn("agents"),
+  },
   { name: "status", summary: "Show a pane's agent state", load: () => dyn("status") },
   { name: "ps", summary: "List detected agents across workspaces", load: () => dyn("ps") },
   {

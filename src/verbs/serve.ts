@@ -5,7 +5,8 @@ import { defineVerb } from "./_verb.ts";
 export default defineVerb({
   name: "serve",
   summary: "Run the host: owns every pane's PTY and answers JSON-RPC on the socket",
-  usage: "paneflow serve [--detach | --stdio [--framing ndjson|lsp] | --socket <path>] [--log <file>]",
+  usage:
+    "paneflow serve [--detach | --stdio [--framing ndjson|lsp] | --socket <path>] [--log <file>] [--queue <dir>]",
   details: [
     "Socket: $PANEFLOW_SOCKET_PATH, else $XDG_RUNTIME_DIR/paneflow/paneflow.sock,",
     "else /tmp/paneflow-$UID/paneflow.sock. Config: $PANEFLOW_CONFIG or",
@@ -50,6 +51,11 @@ export default defineVerb({
       type: "boolean",
       description: "Let clients call plugin.load / plugin.unload",
     },
+    queue: {
+      type: "string",
+      value: "<dir>",
+      description: "Deliver the agent message queue under <dir> (queue/, status/agents/; docs/paneio.md)",
+    },
   },
   positionals: [],
   async run({ opts }) {
@@ -69,7 +75,10 @@ export default defineVerb({
     const path = privateDir ? `${privateDir}/paneflow.sock` : opts.socket ?? socketPath();
     if (opts.detach) {
       const { startDetached } = await import("../client/autostart.ts");
-      console.log(await startDetached(path));
+      const queue = opts.queue === undefined
+        ? []
+        : ["--queue", opts.queue.startsWith("/") ? opts.queue : `${Deno.cwd()}/${opts.queue}`];
+      console.log(await startDetached(path, { args: queue }));
       return 0;
     }
     const { startHost } = await import("../server/host.ts");
@@ -89,6 +98,7 @@ export default defineVerb({
           log,
           stdio,
           plugins: { manifests: opts.plugin, allowLoad: opts["allow-plugin-load"] },
+          queueRoot: opts.queue,
         });
       } catch (e) {
         // A bad config, a live host on the path, a path too long: the user's to fix,

@@ -15,6 +15,7 @@ import { splitWithWorktree } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
 import { screenHandler } from "../screen_state.ts";
 import { refusedHookFrames } from "../../isolation/hook_token.ts";
+import { paneioHandlers } from "../../paneio/methods.ts";
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -201,4 +202,8 @@ export const surface: FamilyHandlers<"surface"> = {
     });
     return registry.describe(s);
   },
+  // PaneIO (src/paneio/): reply by marker, readiness, clearing.
+  "surface.ask": paneioHandlers["surface.ask"],
+  "surface.is_ready": paneioHandlers["surface.is_ready"],
+  "surface.clear": paneioHandlers["surface.clear"],
 };

@@ -200,6 +200,10 @@ export class PanePool {
   screen(id: number, scrollback: number): Promise<ScreenResult> {
     return this.#ask(id, { op: "screen", id, scrollback });
   }
+  /** Clears the pane's scrollback and the screen above its cursor row (emulator side). */
+  clear(id: number): Promise<{ generation: number }> {
+    return this.#ask(id, { op: "clear", id });
+  }
 
   /** Kills the pane's program (SIGHUP) and frees its terminal. */
   async dispose(id: number): Promise<void> {

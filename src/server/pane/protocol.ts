@@ -44,6 +44,7 @@ export type WorkerRequest =
     | { op: "modes"; id: number }
     | { op: "session"; id: number; call: SessionCall }
     | { op: "screen"; id: number; scrollback: number }
+    | { op: "clear"; id: number }
   );
 
 /** The reply to one {@link WorkerRequest}. */

@@ -484,6 +484,25 @@ function afterWrites<T>(pane: Pane, fn: () => T): Promise<T> {
   );
 }
 
+/**
+ * Clears the scrollback and the screen above the cursor's row, which becomes
+ * the top row (a shell's prompt stays, with the cursor where it was). Done in
+ * the emulator, as if the program had printed it: nothing is typed.
+ */
+function clearPane(pane: Pane): Promise<{ generation: number }> {
+  const buf = pane.term.buffer.active;
+  const y = buf.type === "normal" ? buf.cursorY : 0;
+  const seq = `\x1b[3J${y > 0 ? `\x1b[${y}S\x1b[${y}A` : ""}`;
+  return new Promise((resolve) =>
+    pane.term.write(seq, () => {
+      pane.scrollback?.afterParse();
+      pane.generation++;
+      markDirty(pane);
+      resolve({ generation: pane.generation });
+    })
+  );
+}
+
 /** The active buffer, with the compact scrollback above it. */
 function buffer(pane: Pane): BufferLike & { readonly type?: string } {
   const active = pane.term.buffer.active;
@@ -599,6 +618,10 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     }
     case "session":
       return await sessionCall(req.id, req.call);
+    case "clear": {
+      const pane = mustGet(req.id);
+      return await afterWrites(pane, () => clearPane(pane));
+    }
     case "modes": {
       const pane = mustGet(req.id);
       return await afterWrites(pane, () => ({

@@ -1,0 +1,202 @@
+/**
+ * The narrow host API PaneIO reaches panes through: find a pane by name,
+ * read its rows, type into it (through the agent submit transaction when it
+ * holds an agent), clear it, ask whether it is ready, and hear when it
+ * changes. Nothing else in `src/paneio/` touches the registry, the pool or
+ * the tracker.
+ *
+ * @module
+ */
+import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../spec/codes.ts";
+import { RpcError } from "../errors.ts";
+import type { BusEvent, EventBus } from "../server/bus.ts";
+import type { Config } from "../spec/config.ts";
+import type { AgentTracker } from "../agents/tracker.ts";
+import type { PanePool } from "../server/pane/pool.ts";
+import type { Registry } from "../server/registry.ts";
+import type { Surface } from "../server/registry.ts";
+import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../agents/submit.ts";
+import { PROMPT_RULES, type PromptRule, userRules } from "./prompts.ts";
+import { type Readiness, readiness } from "./ready.ts";
+
+/** Rows of a pane from `from` (0-based, counted in the whole buffer) to its last row with content. */
+export interface Rows {
+  from: number;
+  lines: string[];
+  total: number;
+}
+
+/** What typing a text into a pane did. */
+export interface Typed {
+  agent: string | null;
+  status: string;
+  evidence: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The parts of the host PaneIO uses (a structural slice of `HostContext`,
+ * so that the context can hold PaneIO without an import circle).
+ */
+export interface HostParts {
+  config: Config;
+  registry: Registry;
+  pool: PanePool;
+  agents: AgentTracker;
+  socketPath: string;
+  log?: (line: string) => void;
+}
+
+/** The PaneIO view of one host. */
+export class PaneHost {
+  #listeners = new Set<(ev: BusEvent) => void>();
+  readonly rules: PromptRule[];
+
+  constructor(private readonly _ctx: HostParts, bus: EventBus) {
+    bus.tap((ev) => {
+      for (const fn of this.#listeners) fn(ev);
+    });
+    this.rules = [...userRules(_ctx.config.paneio.prompt_patterns), ...PROMPT_RULES];
+  }
+
+  /** Hears every host event until the returned function is called. */
+  listen(fn: (ev: BusEvent) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  log(line: string): void {
+    this._ctx.log?.(line);
+  }
+
+  /** The pane with this id (throws the protocol's not-found error). */
+  surface(id: number): Surface {
+    return this._ctx.registry.surface(id);
+  }
+
+  /** The live pane named `name`, or null. */
+  byName(name: string): Surface | null {
+    for (const s of this._ctx.registry.surfaces.values()) if (s.name === name) return s;
+    return null;
+  }
+
+  /** Whether the pane still exists in the registry. */
+  alive(s: Surface): boolean {
+    return this._ctx.registry.surfaces.get(s.id) === s && !s.exit;
+  }
+
+  /** The rows from `from` to the end (at most 4000 of them, the newest). */
+  async rows(s: Surface, from: number): Promise<Rows> {
+    const probe = await this._ctx.pool.read(s.id, 1, 0);
+    const total = probe.total_lines;
+    const want = Math.max(1, Math.min(4000, total - from));
+    const r = await this._ctx.pool.read(s.id, want, 0);
+    return { from: r.total_lines - r.lines.length, lines: r.lines, total: r.total_lines };
+  }
+
+  /** The number of rows with content (the cursor's row is the last of them or below). */
+  async total(s: Surface): Promise<number> {
+    return (await this._ctx.pool.read(s.id, 1, 0)).total_lines;
+  }
+
+  /** Whether the pane shows `text` anywhere in its screen or scrollback. */
+  async shows(s: Surface, text: string): Promise<boolean> {
+    const needle = text.split("\n").map((l) => l.trim()).find((l) => l.length > 0);
+    if (!needle) return false;
+    const escaped = needle.slice(0, 200).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const r = await this._ctx.pool.search(s.id, escaped, 1);
+    return r.hits.length > 0;
+  }
+
+  /** Is the pane ready for input? */
+  async ready(s: Surface): Promise<Readiness> {
+    const { agents, pool } = this._ctx;
+    if (s.exit) return readiness({ pid: s.pid, exited: true, agent: null, cursorLine: "" }, this.rules);
+    await agents.detectUntracked([s], true);
+    const tool = agents.toolOf(s.id);
+    let agent: { tool: string; state: string; dialog: boolean } | null = null;
+    if (tool) {
+      const screen = await agents.screenNow(s.id);
+      agent = {
+        tool,
+        state: agents.stateOf(s.id) ?? "unknown_running",
+        dialog: screen?.verdict?.rule === "permission_dialog",
+      };
+    }
+    const last = (await pool.read(s.id, 1, 0)).lines[0] ?? "";
+    return readiness({ pid: s.pid, exited: false, agent, cursorLine: last }, this.rules);
+  }
+
+  /** The agent status object of a pane (`surface.status`). */
+  status(s: Surface) {
+    return this._ctx.agents.status(s);
+  }
+
+  /** The agent family in the pane, or null. */
+  agentOf(s: Surface): string | null {
+    return this._ctx.agents.toolOf(s.id);
+  }
+
+  /** Clears the pane's scrollback and the screen above its cursor. */
+  async clear(s: Surface): Promise<void> {
+    await this._ctx.pool.clear(s.id);
+  }
+
+  /**
+   * Types `text` and submits it: through the agent submit transaction when
+   * the pane holds an agent, else pasted (bracketed when the program asked
+   * for it) and followed by Enter.
+   */
+  async type(s: Surface, text: string, submit = true): Promise<Typed> {
+    const { ctx } = { ctx: this._ctx };
+    if (s.exit) {
+      throw new RpcError(ErrorCode.InvalidParams, `Pane ${s.id} has exited; it cannot be written`, {
+        reason: ErrorReason.Exited,
+      });
+    }
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > MAX_SEND_BYTES) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `"text": payload is ${bytes} bytes; the limit is ${MAX_SEND_BYTES}`,
+      );
+    }
+    const { bracketed_paste: bracketed } = await ctx.pool.modes(s.id);
+    // The quick look (the foreground group's leader and its children): a full /proc scan per
+    // message would cost a queue backlog tens of ms each. An agent deeper down is found by the
+    // tracker's periodic scan, as for surface.status.
+    if (submit) await ctx.agents.detectUntracked([s], true);
+    const agent = ctx.agents.toolOf(s.id);
+    if (submit && agent) {
+      let body = text;
+      if (bytes > LARGE_PROMPT_BYTES) {
+        const dir = `${ctx.socketPath.slice(0, ctx.socketPath.lastIndexOf("/"))}/prompts`;
+        await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+        const path = `${dir}/surface-${s.id}-${Date.now()}.md`;
+        await Deno.writeTextFile(path, text, { mode: 0o600 });
+        body = `Read the file ${path} and follow the instructions in it.`;
+      }
+      const r = await submitToAgent({
+        pool: ctx.pool,
+        agents: ctx.agents,
+        id: s.id,
+        text: body,
+        bracketed,
+        delayMs: submitDelayMs(ctx.config.submit_paste_delay_ms, bytes),
+      });
+      return { agent, status: r.status, evidence: r.evidence };
+    }
+    // A shell: without bracketed paste each newline would run a line on its own, which is what a
+    // multi-line command typed at a prompt does anyway.
+    const payload = bracketed && text.includes("\n") ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
+    if (payload) await ctx.pool.write(s.id, payload);
+    if (submit) {
+      if (bracketed && text.includes("\n")) {
+        await sleep(submitDelayMs(ctx.config.submit_paste_delay_ms, bytes));
+      }
+      await ctx.pool.write(s.id, "\r");
+    }
+    return { agent: null, status: submit ? "submitted" : "typed", evidence: "written to the terminal" };
+  }
+}
