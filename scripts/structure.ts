@@ -17,6 +17,7 @@ const MAX_SERVER_MODULES = 10;
 const ROOT_FILES = new Set([
   ".ci",
   ".git",
+  ".github",
   ".gitignore",
   "README.md",
   "bench",

@@ -585,8 +585,7 @@ export class AgentTracker {
 
   /** The screen rules of the pane's agent, or null. */
   rulesOf(id: number): ScreenRules | null {
-    const tool = this.toolOf(id);
-    return tool ? SCREENS[tool] ?? null : null;
+    return SCREENS[this.toolOf(id) ?? ""] ?? null;
   }
 
   /** Reads and classifies the pane's screen now (for the submit transaction). */

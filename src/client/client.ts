@@ -9,7 +9,7 @@
  * @module
  */
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
-import { ExitCode, MAX_LINE_BYTES } from "../spec/codes.ts";
+import { ExitCode, MAX_LINE_BYTES, PROTOCOL_VERSION } from "../spec/codes.ts";
 import { socketPath } from "../paths.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { encodeLine, ndjson } from "../wire/framing.ts";
@@ -74,13 +74,36 @@ export class Client {
    */
   static async connect(path: string = clientAddress(), opts: { start?: boolean } = {}): Promise<Client> {
     if (isRemote(path)) {
-      const { connectRemote } = await import("./ssh.ts");
-      return await connectRemote(path, opts);
+      const { remoteDuplex } = await import("./ssh.ts");
+      const duplex = await remoteDuplex(path, opts);
+      return await Client.#checked(new Client(duplex, `host "${duplex.target.label}"`));
     }
     try {
       return new Client(await connectUnix(path), path);
     } catch {
       throw new CliFailure(`Instance unreachable: no paneflow host answers on ${path}; ${START_HINT}`);
+    }
+  }
+
+  /**
+   * A remote host's client, its protocol version checked: a host too old or
+   * too new is one clear error, not garbage.
+   */
+  static async #checked(client: Client): Promise<Client> {
+    try {
+      const id = await client.call<{ protocol?: number; version?: string }>("system.identify");
+      if (id.protocol !== PROTOCOL_VERSION) {
+        throw new CliFailure(
+          `The ${client.path} speaks protocol ${id.protocol ?? "?"} (paneflow ${id.version ?? "?"}); ` +
+            `this paneflow speaks ${PROTOCOL_VERSION}: install the same version on both machines`,
+        );
+      }
+      return client;
+    } catch (e) {
+      client.close();
+      const why = (client.#conn as { failure?: string | null }).failure;
+      if (why) throw new CliFailure(why);
+      throw e;
     }
   }
 

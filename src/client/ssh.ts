@@ -10,11 +10,9 @@
  */
 import { CliFailure } from "../errors.ts";
 import { dirname, socketPath } from "../paths.ts";
-import { PROTOCOL_VERSION } from "../spec/codes.ts";
 import { resolveHost } from "../remote/hosts.ts";
 import { explainSshFailure, relayCommand, type RemoteTarget, sshArgv } from "../remote/ssh.ts";
 import type { Duplex } from "../wire/duplex.ts";
-import { Client } from "./client.ts";
 
 /** A duplex over an ssh child's stdio; `failure` explains an abnormal end once stdout has closed. */
 export interface SshDuplex extends Duplex {
@@ -94,36 +92,13 @@ export async function sshDuplex(target: RemoteTarget, opts: { start?: boolean } 
   return duplex;
 }
 
-/**
- * A client of the host on `target`, its protocol version checked: a host too
- * old or too new is one clear error, not garbage.
- */
-export async function connectSsh(target: RemoteTarget, opts: { start?: boolean } = {}): Promise<Client> {
-  const duplex = await sshDuplex(target, opts);
-  const client = new Client(duplex, `host "${target.label}"`);
-  try {
-    const id = await client.call<{ protocol?: number; version?: string }>("system.identify");
-    if (id.protocol !== PROTOCOL_VERSION) {
-      throw new CliFailure(
-        `Host "${target.label}" speaks protocol ${id.protocol ?? "?"} (paneflow ${id.version ?? "?"}); ` +
-          `this paneflow speaks ${PROTOCOL_VERSION}: install the same version on both machines`,
-      );
-    }
-  } catch (e) {
-    client.close();
-    if (duplex.failure) throw new CliFailure(duplex.failure);
-    throw e;
-  }
-  return client;
-}
-
-/** Connects to the remote host a `--host` value names (config name or ssh:// URL). */
-export async function connectRemote(value: string, opts: { start?: boolean } = {}): Promise<Client> {
+/** The duplex to the remote host a `--host` value names (config name or ssh:// URL). */
+export async function remoteDuplex(value: string, opts: { start?: boolean } = {}): Promise<SshDuplex> {
   let target: RemoteTarget;
   try {
     target = await resolveHost(value);
   } catch (e) {
     throw new CliFailure((e as Error).message, 2);
   }
-  return await connectSsh(target, opts);
+  return await sshDuplex(target, opts);
 }

@@ -15,23 +15,11 @@
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type xterm from "@xterm/headless";
 import type { PanePool } from "./pane/pool.ts";
+import type { ScreenResult } from "./pane/protocol.ts";
 import type { Registry } from "./registry.ts";
 
 /** Rows of scrollback `surface.screen` returns at most. */
 export const SCREEN_SCROLLBACK_MAX = 5000;
-
-/** What the worker answers to the `screen` op. */
-export interface ScreenResult {
-  ansi: string;
-  cols: number;
-  rows: number;
-  cursor: { x: number; y: number };
-  cursor_visible: boolean;
-  alternate_screen: boolean;
-  /** Rows of scrollback above the screen in `ansi` (plain older rows included). */
-  scrollback: number;
-  generation: number;
-}
 
 const addons = new WeakMap<xterm.Terminal, SerializeAddon>();
 

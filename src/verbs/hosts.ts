@@ -20,14 +20,14 @@ export default defineVerb({
   positionals: [],
   async run({ opts }) {
     const { namedHosts } = await import("../remote/hosts.ts");
-    const { connectSsh } = await import("../client/ssh.ts");
+    const { Client } = await import("../client/client.ts");
     const { describeError } = await import("../errors.ts");
     const { listPanes } = await import("../client/selectors.ts");
     const targets = await namedHosts();
     const rows: Row[] = await Promise.all(targets.map(async (t): Promise<Row> => {
       const ssh = t.port ? `${t.destination}:${t.port}` : t.destination;
       try {
-        const client = await connectSsh(t);
+        const client = await Client.connect(t.label);
         try {
           const id = await client.call<{ version: string; protocol: number }>("system.identify");
           const panes = (await listPanes(client)).length;

@@ -17,10 +17,10 @@
  *
  * @module
  */
-import { z } from "zod";
 import { authorized, isLoopback, sameOrigin, WS_PROTOCOL } from "./auth.ts";
 import { ASSETS, loaderPage } from "./assets.ts";
 import { HostEvents, HostLink } from "./host_link.ts";
+import { ClientMessage, EVENT_TYPES, SECURITY_HEADERS, text } from "./messages.ts";
 
 /** A pane's screen is fetched at most this often while it changes. */
 export const TILE_INTERVAL_MS = 100;
@@ -48,16 +48,6 @@ const REFRESH_MS = 2000;
 /** How often a host that went away is tried again. */
 const RECONNECT_MS = 300;
 
-const EVENT_TYPES = [
-  "agent_state",
-  "surface_created",
-  "surface_renamed",
-  "surface_exited",
-  "surface_closed",
-  "workspace_created",
-  "workspace_closed",
-];
-
 /** Options of {@link startWeb}. */
 export interface WebOptions {
   /** The host's socket. */
@@ -81,20 +71,6 @@ export interface WebServer {
   finished: Promise<void>;
   close(): Promise<void>;
 }
-
-const ClientMessage = z.discriminatedUnion("t", [
-  z.strictObject({ t: z.literal("focus"), id: z.number().int().min(1).nullable() }),
-  z.strictObject({
-    t: z.literal("input"),
-    id: z.number().int().min(1),
-    data: z.string().min(1).max(64 * 1024),
-  }),
-  z.strictObject({
-    t: z.literal("paste"),
-    id: z.number().int().min(1),
-    text: z.string().min(1).max(64 * 1024),
-  }),
-]);
 
 interface PaneMirror {
   id: number;
@@ -511,22 +487,6 @@ class Mirror {
     this.link?.close();
     this.#wake?.();
   }
-}
-
-const SECURITY_HEADERS = {
-  "cache-control": "no-store",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-resource-policy": "same-origin",
-};
-
-function text(status: number, body: string, extra: Record<string, string> = {}): Response {
-  return new Response(body, {
-    status,
-    headers: { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", ...extra },
-  });
 }
 
 /** Starts the server; it runs until {@link WebServer.close}. */

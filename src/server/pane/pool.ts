@@ -8,6 +8,7 @@ import {
   CHANGE_FLUSH_MS,
   type ModesResult,
   type ReadResult,
+  type ScreenResult,
   type SearchResult,
   STALLED,
   type WorkerBatch,
@@ -17,7 +18,6 @@ import {
 } from "./protocol.ts";
 import { RpcError } from "../../errors.ts";
 import type { SessionCall } from "../../session/_protocol.ts";
-import type { ScreenResult } from "../screen_state.ts";
 import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
 
 // deno-lint-ignore no-explicit-any

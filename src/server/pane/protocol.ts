@@ -97,3 +97,16 @@ export interface ModesResult {
   generation: number;
   bytes_in: number;
 }
+
+/** What the worker answers to the `screen` op. */
+export interface ScreenResult {
+  ansi: string;
+  cols: number;
+  rows: number;
+  cursor: { x: number; y: number };
+  cursor_visible: boolean;
+  alternate_screen: boolean;
+  /** Rows of scrollback above the screen in `ansi` (plain older rows included). */
+  scrollback: number;
+  generation: number;
+}

@@ -24,14 +24,7 @@
  */
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
-import {
-  CHANGE_FLUSH_MS,
-  type ReadResult,
-  type WorkerBatch,
-  type WorkerEvent,
-  type WorkerReply,
-  type WorkerRequest,
-} from "./protocol.ts";
+import { CHANGE_FLUSH_MS, type WorkerRequest } from "./protocol.ts";
 import { PtyInput } from "./pty_input.ts";
 import { closeOnExecAll, wrapSpawn } from "../../isolation/spawn.ts";
 import {
@@ -43,17 +36,10 @@ import {
   sessionResized,
 } from "../../session/worker.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
+import { emit, post } from "./outbox.ts";
+import { buffer, olderRows, read, remember } from "./views.ts";
 import { serializeScreen } from "../screen_state.ts";
-import {
-  type BufferLike,
-  changedSince,
-  readLines,
-  readLogicalLines,
-  searchLines,
-  type Snapshot,
-  snapshotModes,
-  takeSnapshot,
-} from "./screen.ts";
+import { searchLines, type Snapshot, snapshotModes } from "./screen.ts";
 
 const HIGH_WATER = 2 * 1024 * 1024;
 const LOW_WATER = 256 * 1024;
@@ -65,7 +51,6 @@ const DRAIN_MAX_MS = 2000;
 const EXIT_POLL_MS = 2;
 const EXIT_POLL_MAX_MS = 50;
 /** Snapshots kept per pane for `read --since`. */
-const SNAPSHOTS_KEPT = 16;
 
 interface Pane {
   id: number;
@@ -151,40 +136,6 @@ function endTurn() {
 }
 const dirty = new Set<number>();
 let flushTimer: ReturnType<typeof setTimeout> | null = null;
-
-/**
- * Events wait here until the end of the event loop's turn and then go as one
- * message: under fan-out every `postMessage` wakes the main thread, and on a
- * loaded machine each wake-up can cost the worker its core (profiled: 7–29 %
- * of a worker's time in `op_worker_post_message_raw` with one message per
- * event). A pane's newest title replaces its older ones in the batch.
- */
-let outbox: WorkerEvent[] = [];
-const titles = new Map<number, string>();
-let outboxScheduled = false;
-
-function emit(ev: WorkerEvent) {
-  if (ev.ev === "title") titles.set(ev.id, ev.title);
-  else outbox.push(ev);
-  if (outboxScheduled) return;
-  outboxScheduled = true;
-  setImmediate(flushOutbox);
-}
-
-function flushOutbox() {
-  outboxScheduled = false;
-  for (const [id, title] of titles) outbox.unshift({ ev: "title", id, title });
-  titles.clear();
-  if (outbox.length === 1) scope.postMessage(outbox[0]);
-  else if (outbox.length) scope.postMessage(outbox satisfies WorkerBatch);
-  outbox = [];
-}
-
-/** Sends a reply, after the events that happened before it. */
-function post(msg: WorkerReply) {
-  flushOutbox();
-  scope.postMessage(msg);
-}
 
 /**
  * Reports a pane's new output: at once when it last reported
@@ -503,58 +454,6 @@ function clearPane(pane: Pane): Promise<{ generation: number }> {
   );
 }
 
-/** The active buffer, with the compact scrollback above it. */
-function buffer(pane: Pane): BufferLike & { readonly type?: string } {
-  const active = pane.term.buffer.active;
-  return pane.scrollback ? pane.scrollback.buffer(active) : active;
-}
-
-function trimmedOf(pane: Pane): number {
-  if (pane.term.buffer.active.type !== "normal") return 0;
-  return pane.scrollback ? pane.scrollback.trimmed : pane.trimmed;
-}
-
-function remember(pane: Pane): void {
-  const last = pane.snapshots.at(-1);
-  if (last && last.generation === pane.generation) return;
-  const buf = buffer(pane);
-  pane.snapshots.push(takeSnapshot(buf, pane.generation, trimmedOf(pane), pane.term.rows));
-  if (pane.snapshots.length > SNAPSHOTS_KEPT) pane.snapshots.shift();
-}
-
-function read(pane: Pane, lines: number, offset: number, since?: number, join?: boolean): ReadResult {
-  const buf = buffer(pane);
-  let result: ReadResult;
-  if (since === undefined) {
-    const r = join ? readLogicalLines(buf, lines, offset) : readLines(buf, lines, offset);
-    result = { ...r, generation: pane.generation };
-  } else {
-    const snap = pane.snapshots.find((s) => s.generation === since && s.bufferType === buf.type);
-    if (snap) {
-      const { changed, total_lines, truncated } = changedSince(buf, trimmedOf(pane), snap, lines);
-      result = {
-        lines: changed.map((c) => c.text),
-        changed,
-        total_lines,
-        eof: !truncated,
-        out_of_range: false,
-        generation: pane.generation,
-        reset: false,
-      };
-    } else {
-      const full = readLines(buf, lines, 0);
-      const first = full.total_lines - full.lines.length;
-      result = {
-        ...full,
-        changed: full.lines.map((text, i) => ({ line: first + i + 1, text })),
-        generation: pane.generation,
-        reset: true,
-      };
-    }
-  }
-  return result;
-}
-
 async function handle(req: WorkerRequest): Promise<unknown> {
   switch (req.op) {
     case "spawn":
@@ -640,18 +539,6 @@ async function handle(req: WorkerRequest): Promise<unknown> {
         }));
     }
   }
-}
-
-/** The newest `n` rows of the compact scrollback (older than xterm's own buffer), as text. */
-function olderRows(pane: Pane, n: number): string[] {
-  if (!pane.scrollback) return [];
-  const all = buffer(pane);
-  const stored = all.length - pane.term.buffer.normal.length;
-  const rows: string[] = [];
-  for (let y = Math.max(0, stored - n); y < stored; y++) {
-    rows.push(all.getLine(y)?.translateToString(true) ?? "");
-  }
-  return rows;
 }
 
 scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {
