@@ -21,6 +21,15 @@ export function socketPath(env: Env = Deno.env): string {
   return `/tmp/paneflow-${Deno.uid() ?? "user"}/paneflow.sock`;
 }
 
+/** Where the config file is read from: `$PANEFLOW_CONFIG`, else `$XDG_CONFIG_HOME` or `~/.config`. */
+export function configPath(env: Env = Deno.env): string {
+  const explicit = env.get("PANEFLOW_CONFIG");
+  if (explicit) return explicit;
+  const xdg = env.get("XDG_CONFIG_HOME");
+  const base = xdg || `${env.get("HOME") ?? "."}/.config`;
+  return `${base}/paneflow/config.jsonc`;
+}
+
 /** The directory part of a path. */
 export function dirname(path: string): string {
   const i = path.lastIndexOf("/");

@@ -1,11 +1,13 @@
 /**
  * Named remote hosts (`hosts.<name>` in the config) and `--host` /
- * `PANEFLOW_HOST` resolution. Loading the config costs the npm parsers, so
- * only a named host pays it; an `ssh://` URL needs no config.
+ * `PANEFLOW_HOST` resolution. Every client verb may go remote, so this reads
+ * the config without the host's npm parsers (the CLI path loads none): only
+ * the `hosts` table is taken, from JSONC with comments and trailing commas
+ * removed; the host validates the whole file with its schema when it starts.
  *
  * @module
  */
-import type { Env } from "../paths.ts";
+import { configPath, type Env } from "../paths.ts";
 import { parseHostArg, type RemoteTarget } from "./ssh.ts";
 
 /** The remote host a verb should talk to: `--host`, else `$PANEFLOW_HOST`, else null (local). */
@@ -15,9 +17,60 @@ export function hostArg(flag: string | undefined, env: Env = Deno.env): string |
 
 /** Every named host of the config, as targets, in the config's order. */
 export async function namedHosts(): Promise<RemoteTarget[]> {
-  const { loadConfig } = await import("../spec/config.ts");
-  const config = await loadConfig();
-  return Object.entries(config.hosts).map(([name, h]) => toTarget(name, h));
+  const file = configPath();
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return [];
+    throw new Error(`Cannot read the config ${file}: ${(e as Error).message}`);
+  }
+  let config: unknown;
+  try {
+    config = text.trim() ? JSON.parse(plainJson(text)) : {};
+  } catch (e) {
+    throw new Error(`Invalid config ${file}: ${(e as Error).message}`);
+  }
+  const hosts =
+    (config && typeof config === "object" ? (config as Record<string, unknown>).hosts : undefined) ??
+      {};
+  if (typeof hosts !== "object" || Array.isArray(hosts)) {
+    throw new Error(`Invalid config key "hosts" in ${file}`);
+  }
+  return Object.entries(hosts as Record<string, unknown>).map(([name, h]) => {
+    const o = (h && typeof h === "object" ? h : {}) as Record<string, unknown>;
+    const str = (k: string) => {
+      const v = o[k];
+      if (v !== undefined && (typeof v !== "string" || !v)) {
+        throw new Error(`Invalid config key "hosts.${name}.${k}" in ${file}: expected a string`);
+      }
+      return v as string | undefined;
+    };
+    const ssh = str("ssh");
+    if (!ssh) throw new Error(`Invalid config key "hosts.${name}.ssh" in ${file}: required`);
+    return toTarget(name, { ssh, paneflow: str("paneflow") ?? "paneflow", socket: str("socket") });
+  });
+}
+
+/** JSONC as JSON: comments and trailing commas removed, strings left alone. */
+export function plainJson(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+      out += "\n";
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else out += c;
+  }
+  return out.replace(/,(\s*[}\]])/g, "$1");
 }
 
 function toTarget(name: string, h: { ssh: string; paneflow: string; socket?: string }): RemoteTarget {

@@ -61,3 +61,14 @@ Deno.test("explainSshFailure: one line per failure, naming the host and what to 
   );
   assert.equal(explainSshFailure(t, 0, ""), null);
 });
+
+Deno.test("plainJson: JSONC comments and trailing commas go, strings stay", async () => {
+  const { plainJson } = await import("./hosts.ts");
+  const text =
+    '{\n  // a comment\n  "a": "x // not a comment, /* nor this */",\n  /* block */ "b": [1, 2,],\n  "c": "q\\"uote",\n}';
+  assert.deepEqual(JSON.parse(plainJson(text)), {
+    a: "x // not a comment, /* nor this */",
+    b: [1, 2],
+    c: 'q"uote',
+  });
+});

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { configPath } from "../paths.ts";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 import { PaneioConfig, QueueConfig } from "../paneio/protocol.ts";
 
@@ -45,14 +46,7 @@ export const ConfigSchema = z.strictObject({
 /** The host's settings, every default filled in. */
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Where the config file is read from. */
-export function configPath(env: { get(k: string): string | undefined } = Deno.env): string {
-  const explicit = env.get("PANEFLOW_CONFIG");
-  if (explicit) return explicit;
-  const xdg = env.get("XDG_CONFIG_HOME");
-  const base = xdg || `${env.get("HOME") ?? "."}/.config`;
-  return `${base}/paneflow/config.jsonc`;
-}
+export { configPath } from "../paths.ts";
 
 function lineCol(text: string, offset: number): string {
   const before = text.slice(0, offset).split("\n");

@@ -127,7 +127,8 @@ export const verbs: VerbEntry[] = [
   { name: "layout", summary: "Apply a layout to a workspace", load: () => dyn("layout") },
   {
     name: "hooks",
-    summary: "Install paneflow's hooks into Claude Code (setup|status|uninstall)",
+    summary: "Install paneflow's hooks into Claude Code, Codex, Gemini CLI (setup|status|uninstall)",
+    heavy: true,
     load: () => dyn("hooks"),
   },
   {
