@@ -251,6 +251,11 @@ Deno.test("sandbox: a runaway loop hits the instruction limit and the host keeps
       }),
     );
     assert.deepEqual([unknownPlugin.code, unknownPlugin.message], [-32602, "unknown plugin: nope"]);
+    let deep: unknown = { type: "lua", value: { plugin: "echo", predicate: "echoed" } };
+    for (let i = 0; i < 10_000; i++) deep = { type: "any", value: [deep] };
+    const tooDeep = err(await c.request("session.wait", { session, matcher: deep, timeout_ms: 100 }));
+    assert.equal(tooDeep.code, -32602);
+    assert.match(tooDeep.message, /nested more than 64 levels/);
     const never = err(
       await c.request("session.wait", {
         session,
@@ -382,7 +387,10 @@ Deno.test("a wait cancelled by wait_id from another connection fails with -32005
     });
     const snap = await c.call("adapter.snapshot", { adapter: a.adapter });
     assert.deepEqual([snap.size.rows, snap.size.cols], [10, 50]);
-    assert.match((await c.call("adapter.transcript", { adapter: a.adapter })).text, /V=caller/);
+    await waitUntil(
+      "the caller's env in the program's output",
+      async () => /V=caller/.test((await c.call("adapter.transcript", { adapter: a.adapter })).text),
+    );
     // The wait never matches (no READY> prompt); a second connection on the host's socket cancels it.
     const { socket } = await c.call("system.identify");
     const other = await connectSocket(socket);

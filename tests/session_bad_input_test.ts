@@ -76,7 +76,7 @@ Deno.test("bad params: unknown session, wrong actions, huge values, negative siz
         session,
         matcher: { type: "lua", value: { plugin: "x", predicate: "y" } },
       })).message,
-      /`lua` matcher needs plugin support/,
+      /unknown plugin: x/,
     );
     assert.match(
       (await err("session.wait", { session, matcher: { type: "screen_regex", value: "(" } })).message,

@@ -28,6 +28,9 @@ export type MatchOutcome =
   | { kind: "all"; matched: MatchOutcome[] }
   | { kind: "lua"; plugin: string; predicate: string; evidence?: unknown; capture?: unknown };
 
+const MAX_DEPTH = 64;
+const MAX_NODES = 1024;
+
 const MatcherSchema: z.ZodType<Matcher> = z.lazy(() =>
   z.union([
     z.object({
@@ -47,6 +50,18 @@ const MatcherSchema: z.ZodType<Matcher> = z.lazy(() =>
 
 /** Validates a matcher tree a plugin returned (Lua turns `[]` into `{}`; that is accepted). */
 export function parseMatcher(raw: unknown): Matcher {
+  // Bounded before zod walks it recursively (ptywright-family limits).
+  const stack: { v: unknown; depth: number }[] = [{ v: raw, depth: 1 }];
+  let nodes = 0;
+  while (stack.length) {
+    const { v, depth } = stack.pop()!;
+    if (depth > MAX_DEPTH) throw new Error(`the tree is nested more than ${MAX_DEPTH} levels deep`);
+    if (++nodes > MAX_NODES) throw new Error(`the tree has more than ${MAX_NODES} matchers`);
+    const o = v as { type?: unknown; value?: unknown } | null;
+    if (o && (o.type === "any" || o.type === "all") && o.value && typeof o.value === "object") {
+      for (const c of Object.values(o.value)) stack.push({ v: c, depth: depth + 1 });
+    }
+  }
   const fix = (v: unknown): unknown => {
     if (!v || typeof v !== "object") return v;
     const o = v as Record<string, unknown>;
