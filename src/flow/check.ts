@@ -121,7 +121,8 @@ export function checkFlow(
     if (s.host !== undefined && s.send && !s.pane) {
       issues.push({
         path: at("host"),
-        message: `a send goes to its target's pane, on that step's host; "host" belongs on the step with the pane`,
+        message:
+          `a send goes to its target's pane, on that step's host; "host" belongs on the step with the pane`,
       });
     }
     if (s.pane && s.send) {
@@ -317,7 +318,8 @@ export function checkFlow(
           else if (!REMOTE_CWD.test(p.cwd) && !p.cwd.includes("${")) {
             issues.push({
               path: at("pane", "cwd"),
-              message: `"${p.cwd}" is relative: a step on host "${remote}" needs a directory of that machine ` +
+              message:
+                `"${p.cwd}" is relative: a step on host "${remote}" needs a directory of that machine ` +
                 `("/…", "~/…" or "$VAR/…")`,
             });
           }

@@ -97,7 +97,9 @@ export class HostLink {
       const clients = await Promise.all(
         Array.from({ length: CONNECTIONS + 1 }, () => Client.connect(address, opts)),
       );
-      for (const c of clients.slice(0, CONNECTIONS)) link.#lanes.push({ c, tail: Promise.resolve(), busy: 0 });
+      for (const c of clients.slice(0, CONNECTIONS)) {
+        link.#lanes.push({ c, tail: Promise.resolve(), busy: 0 });
+      }
       await link.feed.start(clients[CONNECTIONS]);
     } catch (e) {
       link.close();

@@ -182,7 +182,9 @@ export default defineVerb({
         const { startDetached } = await import("../client/autostart.ts");
         await startDetached(path, { shared: true });
         if (!opts.json) {
-          console.error(`paneflow: no host answered; started one on ${path} that keeps running after the flow`);
+          console.error(
+            `paneflow: no host answered; started one on ${path} that keeps running after the flow`,
+          );
         }
       } else if (opts["no-embedded"]) {
         throw new CliFailure(
