@@ -7,7 +7,7 @@
  * @module
  */
 import { type Issue, type LocatedIssue, locateIssues, type ResolvedWorkspace } from "../spec/workspace.ts";
-import { checkWorkspace, formatIssue } from "../spec/workspace.ts";
+import { branchProblem, checkWorkspace, formatIssue } from "../spec/workspace.ts";
 import { UsageError } from "../errors.ts";
 import { type Locator, parseTomlFile } from "../spec/toml_locate.ts";
 import type { FlowPlan, StepInstance } from "../spec/flow.ts";
@@ -50,8 +50,8 @@ export interface PaneToCheck {
 const TOKEN = /\$\{([^}]*)\}/g;
 /** A remote step's `cwd` is taken on that machine: absolute, `~`, `~/…` or `$VAR…`. */
 const REMOTE_CWD = /^(\/|~$|~\/|\$[A-Za-z_])/;
-/** Pane fields a remote step's pane does not check here (its own host checks them in `up`). */
-const REMOTE_ONLY_FIELDS = ["cwd", "worktree", "copy_env", "worktree_teardown"] as const;
+/** A remote pane's worktree fields: its own host checks them in `up` (the repository is there). */
+const REMOTE_ONLY_FIELDS = ["worktree", "copy_env", "worktree_teardown"] as const;
 const PANE_TEXT_FIELDS = ["cwd", "name", "worktree", "command", "prompt", "setup"] as const;
 
 /** Checks a parsed flow; returns every problem, or the plan. */
@@ -323,7 +323,17 @@ export function checkFlow(
                 `("/…", "~/…" or "$VAR/…")`,
             });
           }
-          for (const k of REMOTE_ONLY_FIELDS) delete forCheck[k];
+          if (forCheck.worktree !== undefined) {
+            // The branch name does not depend on the machine; the repository does.
+            const problem = branchProblem(forCheck.worktree);
+            if (problem) {
+              issues.push({
+                path: at("pane", "worktree"),
+                message: `"${forCheck.worktree}" is not a valid branch name: ${problem}`,
+              });
+            }
+            for (const k of REMOTE_ONLY_FIELDS) delete forCheck[k];
+          }
           forCheck.cwd = "/";
         }
         const checked = checkWorkspace({ panes: [forCheck] }, {

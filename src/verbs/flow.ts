@@ -165,7 +165,8 @@ export default defineVerb({
             flow: plan.name,
             layout: plan.layout,
             on_failure: plan.onFailure,
-            steps: plan.steps,
+            // `host` only on steps that run on another machine (the plan's format is otherwise as before).
+            steps: plan.steps.map(({ host, ...s }) => host === null ? s : { ...s, host }),
           });
         } else console.log(renderPlan(plan, table));
         return 0;
