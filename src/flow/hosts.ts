@@ -9,7 +9,10 @@
  * @module
  */
 import { Client } from "../client/client.ts";
-import { describeError } from "../errors.ts";
+import { CliFailure, describeError } from "../errors.ts";
+import type { FlowPlan } from "../spec/flow.ts";
+import type { Locator } from "../spec/toml_locate.ts";
+import { type LocatedIssue, locateIssues } from "../spec/workspace.ts";
 
 /** The label of this machine's host (as in `ps --all-hosts`). */
 export const LOCAL = "local";
@@ -214,4 +217,57 @@ export async function probeHosts(
     }
   }));
   return failures;
+}
+
+/** The hosts a flow writes into (`local` or names): a send's target's, a submitting step's. */
+export function writeHosts(plan: FlowPlan): string[] {
+  return [...new Set(plan.steps.filter((s) => s.send || s.submit).map((s) => s.host ?? LOCAL))];
+}
+
+/**
+ * Before anything starts: every named host of the flow must answer, and those
+ * it writes into must have their write gate open (with `gate`: run and --dry-run). With `open` (a real run) the
+ * connections are kept for the run, a host being started there when none runs;
+ * otherwise (validate, --dry-run) nothing is started anywhere. A host that
+ * cannot be reached is a problem at the `host` of the first step naming it; a
+ * closed gate is exit 1, as locally.
+ */
+export async function connectHosts(
+  plan: FlowPlan,
+  opts: { open: boolean; gate: boolean; file: string; locate: Locator },
+): Promise<{ hosts: FlowHosts } | { issues: LocatedIssue[] }> {
+  const hosts = new FlowHosts(null);
+  const gate = opts.gate ? writeHosts(plan).filter((h) => h !== LOCAL) : [];
+  const scripting = new Map<string, boolean>();
+  let failures: Map<string, string>;
+  if (!opts.open) failures = await probeHosts(plan.hosts, { gate, scripting });
+  else {
+    failures = await hosts.open(plan.hosts, { start: true });
+    if (!failures.size) {
+      for (const h of gate) {
+        scripting.set(
+          h,
+          (await hosts.link(h).call<{ scripting: boolean }>("system.capabilities", {})).scripting,
+        );
+      }
+    }
+  }
+  if (failures.size) {
+    hosts.close();
+    const issues = [...failures].map(([h, why]) => ({
+      path: ["step", plan.steps.find((s) => s.host === h && s.pane)!.index, "host"],
+      message: why,
+    }));
+    return { issues: locateIssues(issues, opts.file, opts.locate) };
+  }
+  for (const [h, open] of scripting) {
+    if (!open) {
+      hosts.close();
+      throw new CliFailure(
+        `The flow writes into panes on host "${h}" (send or submit) but that host's write gate is closed: ` +
+          `start the host there with PANEFLOW_IPC_SCRIPTING=1 or set "ai_unrestricted": true in its config`,
+      );
+    }
+  }
+  return { hosts };
 }

@@ -3,8 +3,6 @@ import { CliFailure, UsageError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
 import { ExitCode } from "../spec/codes.ts";
 import type { LocatedIssue } from "../spec/workspace.ts";
-import type { FlowPlan } from "../spec/flow.ts";
-import type { Locator } from "../spec/toml_locate.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 
 /** Lines of each pane printed when an embedded host is torn down. */
@@ -62,8 +60,8 @@ export default defineVerb({
       if (opts.json) printJson({ ok: false, errors: issues });
       return ExitCode.Usage;
     };
-    let plan: FlowPlan;
-    let locate: Locator;
+    let plan;
+    let locate;
     try {
       // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
       const { planPanes } = await import("../up/plan.ts");
@@ -79,193 +77,156 @@ export default defineVerb({
       if (e instanceof FlowSpecError) return fail(e.issues);
       throw e;
     }
-    const { FlowHosts, LOCAL, probeHosts } = await import("../flow/hosts.ts");
-    const { locateIssues } = await import("../spec/workspace.ts");
-    /** A host that cannot be reached, as a problem at the `host` of the first step naming it. */
-    const unreachable = (failures: Map<string, string>) =>
-      locateIssues(
-        [...failures].map(([h, why]) => ({
-          path: ["step", plan.steps.find((s) => s.host === h && s.pane)!.index, "host"],
-          message: why,
-        })),
-        file,
-        locate,
-      );
-    // Every machine the flow names must answer before anything starts (validate and
-    // --dry-run start nothing there; run starts a host there when none runs, as `up --host`).
-    const hosts = new FlowHosts(null);
-    const remoteGate = new Map<string, boolean>();
-    if (action === "validate" || opts["dry-run"]) {
-      const failures = await probeHosts(plan.hosts, {
-        gate: writeHosts(plan).filter((h) => h !== LOCAL),
-        scripting: remoteGate,
-      });
-      if (failures.size) return fail(unreachable(failures));
-    } else if (plan.hosts.length) {
-      const failures = await hosts.open(plan.hosts, { start: true });
-      if (failures.size) {
-        hosts.close();
-        return fail(unreachable(failures));
-      }
-      for (const h of writeHosts(plan).filter((h) => h !== LOCAL)) {
-        const caps = await hosts.link(h).call<{ scripting: boolean }>("system.capabilities", {});
-        remoteGate.set(h, caps.scripting);
-      }
+    // Every other machine the flow names answers (and its write gate is open) before anything
+    // starts; `run` keeps those connections for the run.
+    const { connectHosts, LOCAL, writeHosts } = await import("../flow/hosts.ts");
+    const remote = await connectHosts(plan, {
+      open: action === "run" && !opts["dry-run"],
+      gate: action === "run",
+      file,
+      locate,
+    });
+    if ("issues" in remote) return fail(remote.issues);
+    const hosts = remote.hosts;
+    if (action === "validate") {
+      if (opts.json) {
+        printJson({
+          ok: true,
+          flow: plan.name,
+          steps: plan.steps.map((s) => s.key),
+          hosts: plan.hosts,
+        });
+      } else console.log(`${file}: ok (${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"})`);
+      return 0;
     }
-    for (const [h, open] of remoteGate) {
-      if (!open) {
+
+    const path = socketPath();
+    // A flow whose every step runs on other machines needs no host here.
+    const local = plan.steps.some((s) => s.host === null);
+    const writes = writeHosts(plan).includes(LOCAL);
+    if (opts.embedded && (opts["keep-host"] || opts["no-embedded"])) {
+      hosts.close();
+      throw new UsageError("Option --embedded excludes --keep-host and --no-embedded");
+    }
+    const existing = opts.embedded || !local ? null : await Client.tryConnect(path);
+    // The write gate is checked before anything is created, also under --dry-run.
+    if (writes) {
+      let scripting: boolean;
+      if (existing) {
+        scripting = (await existing.call<{ scripting: boolean }>("system.capabilities")).scripting;
+      } else {
+        scripting = Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1" || config.ai_unrestricted;
+      }
+      if (!scripting) {
+        existing?.close();
         hosts.close();
         throw new CliFailure(
-          `The flow writes into panes on host "${h}" (send or submit) but that host's write gate is closed: start the host there with PANEFLOW_IPC_SCRIPTING=1 or set "ai_unrestricted": true in its config`,
+          `The flow writes into panes (send or submit) but the host's write gate is closed: start the host with PANEFLOW_IPC_SCRIPTING=1 or set "ai_unrestricted": true in the config`,
         );
       }
     }
+    if (opts["dry-run"]) {
+      existing?.close();
+      const { renderPlan } = await import("../flow/report.ts");
+      if (opts.json) {
+        printJson({
+          dry_run: true,
+          flow: plan.name,
+          layout: plan.layout,
+          on_failure: plan.onFailure,
+          // `host` only on steps that run on another machine (the plan is otherwise as before).
+          steps: plan.steps.map(({ host, ...s }) => host === null ? s : { ...s, host }),
+        });
+      } else console.log(renderPlan(plan, table));
+      return 0;
+    }
+
+    let runPath: string | null = local ? path : null;
+    let embedded: { stop(): Promise<void> } | null = null;
+    let tempDir: string | null = null;
+    if (!local) { /* nothing runs on this machine */ }
+    else if (existing) existing.close();
+    else if (opts["keep-host"]) {
+      const { startDetached } = await import("../client/autostart.ts");
+      await startDetached(path, { shared: true });
+      if (!opts.json) {
+        console.error(`paneflow: no host answered; started one on ${path} that keeps running after the flow`);
+      }
+    } else if (opts["no-embedded"]) {
+      hosts.close();
+      throw new CliFailure(
+        `Instance unreachable: no paneflow host answers on ${path}; start one with: paneflow serve --detach`,
+      );
+    } else {
+      const { startHost } = await import("../server/host.ts");
+      tempDir = await Deno.makeTempDir({ prefix: "paneflow-flow-" });
+      runPath = `${tempDir}/s.sock`;
+      // Panes of the embedded host reach it (for the CLI and the agents' hook) through this.
+      Deno.env.set("PANEFLOW_SOCKET_PATH", runPath);
+      embedded = await startHost({ socketPath: runPath, config, log: () => {} });
+      if (!opts.json) {
+        const why = opts.embedded ? "--embedded" : "no host answered";
+        console.error(`paneflow: ${why}; running an embedded host on ${runPath}`);
+      }
+    }
+
+    const { runFlow, exitCodeOf } = await import("../flow/runner.ts");
+    const { LineProgress, LiveProgress, renderReport } = await import("../flow/report.ts");
+    const abort = new AbortController();
+    const onSigint = () => {
+      if (!abort.signal.aborted) return abort.abort();
+      // A second Ctrl-C while the first one winds down: leave at once. The
+      // embedded host's panes get SIGHUP from the kernel as its PTYs close.
+      console.error("paneflow: interrupted again; exiting without the report");
+      if (tempDir) Deno.removeSync(tempDir, { recursive: true });
+      Deno.exit(130);
+    };
+    Deno.addSignalListener("SIGINT", onSigint);
+    const progress = opts.json
+      ? new LineProgress(true)
+      : Deno.stderr.isTerminal()
+      ? new LiveProgress(plan)
+      : new LineProgress();
     try {
-      return await runOn(hosts);
+      if (runPath !== null) {
+        hosts.setLocal(runPath);
+        const failures = await hosts.open([LOCAL]);
+        if (failures.size) throw new CliFailure(failures.get(LOCAL)!);
+      }
+      const report = await runFlow(plan, { hosts, progress, signal: abort.signal });
+      let finalScreens: Record<string, string> | undefined;
+      if (embedded && runPath) {
+        finalScreens = await readFinalScreens(runPath, report.steps.filter((s) => s.host === LOCAL));
+      }
+      if (opts.json) {
+        printJson({
+          ...report,
+          exit_code: exitCodeOf(report),
+          host: embedded ? "embedded" : runPath,
+          final_screens: finalScreens,
+        });
+      } else {
+        console.log(renderReport(report));
+        for (const [step, screen] of Object.entries(finalScreens ?? {})) {
+          console.log(`\n--- ${step}: last lines of its pane ---\n${screen}`);
+        }
+        if (report.cancelled) {
+          console.error(
+            embedded
+              ? "paneflow: interrupted; the embedded host and its panes stop with this process (--keep-host keeps them)"
+              : "paneflow: interrupted; panes the flow created were left as they are",
+          );
+        }
+      }
+      return exitCodeOf(report);
     } finally {
       hosts.close();
-    }
-
-    // This machine's part (when any step runs here), the write gate, the run and the report.
-    async function runOn(hosts: InstanceType<typeof FlowHosts>): Promise<number> {
-      if (action === "validate") {
-        if (opts.json) {
-          printJson({ ok: true, flow: plan.name, steps: plan.steps.map((s) => s.key), hosts: plan.hosts });
-        } else console.log(`${file}: ok (${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"})`);
-        return 0;
-      }
-      const path = socketPath();
-      const local = plan.steps.some((s) => s.host === null);
-      const writes = writeHosts(plan).includes(LOCAL);
-      if (opts.embedded && (opts["keep-host"] || opts["no-embedded"])) {
-        throw new UsageError("Option --embedded excludes --keep-host and --no-embedded");
-      }
-      const existing = opts.embedded || !local ? null : await Client.tryConnect(path);
-      // The write gate is checked before anything is created, also under --dry-run.
-      if (writes) {
-        let scripting: boolean;
-        if (existing) {
-          scripting = (await existing.call<{ scripting: boolean }>("system.capabilities")).scripting;
-        } else {
-          scripting = Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1" || config.ai_unrestricted;
-        }
-        if (!scripting) {
-          existing?.close();
-          throw new CliFailure(
-            `The flow writes into panes (send or submit) but the host's write gate is closed: start the host with PANEFLOW_IPC_SCRIPTING=1 or set "ai_unrestricted": true in the config`,
-          );
-        }
-      }
-      if (opts["dry-run"]) {
-        existing?.close();
-        const { renderPlan } = await import("../flow/report.ts");
-        if (opts.json) {
-          printJson({
-            dry_run: true,
-            flow: plan.name,
-            layout: plan.layout,
-            on_failure: plan.onFailure,
-            // `host` only on steps that run on another machine (the plan's format is otherwise as before).
-            steps: plan.steps.map(({ host, ...s }) => host === null ? s : { ...s, host }),
-          });
-        } else console.log(renderPlan(plan, table));
-        return 0;
-      }
-
-      // This machine's host: the one answering, or an embedded one. A flow whose every
-      // step runs on other machines needs none here.
-      let runPath: string | null = local ? path : null;
-      let embedded: { stop(): Promise<void> } | null = null;
-      let tempDir: string | null = null;
-      if (!local) { /* nothing runs here */ }
-      else if (existing) existing.close();
-      else if (opts["keep-host"]) {
-        const { startDetached } = await import("../client/autostart.ts");
-        await startDetached(path, { shared: true });
-        if (!opts.json) {
-          console.error(
-            `paneflow: no host answered; started one on ${path} that keeps running after the flow`,
-          );
-        }
-      } else if (opts["no-embedded"]) {
-        throw new CliFailure(
-          `Instance unreachable: no paneflow host answers on ${path}; start one with: paneflow serve --detach`,
-        );
-      } else {
-        const { startHost } = await import("../server/host.ts");
-        tempDir = await Deno.makeTempDir({ prefix: "paneflow-flow-" });
-        runPath = `${tempDir}/s.sock`;
-        // Panes of the embedded host reach it (for the CLI and the agents' hook) through this.
-        Deno.env.set("PANEFLOW_SOCKET_PATH", runPath);
-        embedded = await startHost({ socketPath: runPath, config, log: () => {} });
-        if (!opts.json) {
-          const why = opts.embedded ? "--embedded" : "no host answered";
-          console.error(`paneflow: ${why}; running an embedded host on ${runPath}`);
-        }
-      }
-
-      const { runFlow, exitCodeOf } = await import("../flow/runner.ts");
-      const { LineProgress, LiveProgress, renderReport } = await import("../flow/report.ts");
-      const abort = new AbortController();
-      const onSigint = () => {
-        if (!abort.signal.aborted) return abort.abort();
-        // A second Ctrl-C while the first one winds down: leave at once. The
-        // embedded host's panes get SIGHUP from the kernel as its PTYs close.
-        console.error("paneflow: interrupted again; exiting without the report");
-        if (tempDir) Deno.removeSync(tempDir, { recursive: true });
-        Deno.exit(130);
-      };
-      Deno.addSignalListener("SIGINT", onSigint);
-      const progress = opts.json
-        ? new LineProgress(true)
-        : Deno.stderr.isTerminal()
-        ? new LiveProgress(plan)
-        : new LineProgress();
-      try {
-        if (runPath !== null) {
-          hosts.setLocal(runPath);
-          const failures = await hosts.open([LOCAL]);
-          if (failures.size) throw new CliFailure(failures.get(LOCAL)!);
-        }
-        const report = await runFlow(plan, { hosts, progress, signal: abort.signal });
-        let finalScreens: Record<string, string> | undefined;
-        if (embedded && runPath) {
-          finalScreens = await readFinalScreens(runPath, report.steps.filter((s) => s.host === LOCAL));
-        }
-        if (opts.json) {
-          printJson({
-            ...report,
-            exit_code: exitCodeOf(report),
-            host: embedded ? "embedded" : runPath,
-            final_screens: finalScreens,
-          });
-        } else {
-          console.log(renderReport(report));
-          for (const [step, screen] of Object.entries(finalScreens ?? {})) {
-            console.log(`\n--- ${step}: last lines of its pane ---\n${screen}`);
-          }
-          if (report.cancelled) {
-            console.error(
-              embedded
-                ? "paneflow: interrupted; the embedded host and its panes stop with this process (--keep-host keeps them)"
-                : "paneflow: interrupted; panes the flow created were left as they are",
-            );
-          }
-        }
-        return exitCodeOf(report);
-      } finally {
-        Deno.removeSignalListener("SIGINT", onSigint);
-        if (embedded) await embedded.stop();
-        if (tempDir) await Deno.remove(tempDir, { recursive: true }).catch(() => {});
-      }
+      Deno.removeSignalListener("SIGINT", onSigint);
+      if (embedded) await embedded.stop();
+      if (tempDir) await Deno.remove(tempDir, { recursive: true }).catch(() => {});
     }
   },
 });
-
-/** The hosts a flow writes into (`local` or names): a send's target's, a submitting step's. */
-function writeHosts(plan: FlowPlan): string[] {
-  return [...new Set(plan.steps.filter((s) => s.send || s.submit).map((s) => s.host ?? "local"))];
-}
 
 async function readFinalScreens(
   path: string,
