@@ -25,9 +25,12 @@ interface World {
   env: Record<string, string>;
 }
 
-async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
+async function withWorld(
+  fn: (w: World) => Promise<void>,
+  opts: { remoteScripting?: boolean } = {},
+): Promise<void> {
   const sshd = await startSshd();
-  const remote = await startHost();
+  const remote = await startHost({ scripting: opts.remoteScripting ?? true });
   const local = await startHost();
   const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const deadPort = (closed.addr as Deno.NetAddr).port;
@@ -256,5 +259,49 @@ pane = { command = "cat", cwd = "/" }
       assert.deepEqual(JSON.parse(okv.stdout).hosts, ["box"]);
       assert.deepEqual(await names(w.remote), []);
     });
+  },
+});
+
+Deno.test({
+  name:
+    "flow across machines: a closed write gate on the remote host a flow sends to fails before anything starts (run and --dry-run); --host on flow is refused",
+  ignore: missing !== null,
+  async fn() {
+    await withWorld(async (w) => {
+      const path = `${w.local.dir}/gate.flow.toml`;
+      await Deno.writeTextFile(
+        path,
+        `name = "gate"
+[[step]]
+id = "here"
+pane = { command = "cat" }
+
+[[step]]
+id = "there"
+host = "box"
+pane = { command = "cat" }
+
+[[step]]
+id = "poke"
+needs = ["there"]
+send = { target = "there", text = "hi\\r" }
+`,
+      );
+      for (const extra of [[], ["--dry-run"]]) {
+        const r = await w.cli(["flow", "run", path, ...extra]);
+        assert.equal(r.code, 1, explain(r));
+        assert.match(r.stderr, /writes into panes on host "box" .*write gate is closed/);
+        assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      }
+      assert.deepEqual(await names(w.local), []);
+      assert.deepEqual(await names(w.remote), []);
+      // Validation does not look at gates.
+      const v = await w.cli(["flow", "validate", path]);
+      assert.equal(v.code, 0, explain(v));
+
+      const h = await w.cli(["--host", "box", "flow", "run", path]);
+      assert.equal(h.code, 2, explain(h));
+      assert.match(h.stderr, /--host does not apply to flow/);
+    }, { remoteScripting: false });
   },
 });
