@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { ROOT, runCli, type RunResult, startHost, type TestHost } from "./_harness.ts";
+import { ROOT, runCli, type RunResult, startHost, type TestHost, waitUntil } from "./_harness.ts";
 import { disposeSshd, type Sshd, sshdMissing, startSshd } from "./_sshd.ts";
 
 const missing = sshdMissing();
@@ -303,5 +303,72 @@ send = { target = "there", text = "hi\\r" }
       assert.equal(h.code, 2, explain(h));
       assert.match(h.stderr, /--host does not apply to flow/);
     }, { remoteScripting: false });
+  },
+});
+
+Deno.test({
+  name:
+    "flow across machines: a remote host lost mid-run fails the step waiting there with one line naming it; the local step is unaffected",
+  ignore: missing !== null,
+  async fn() {
+    await withWorld(async (w) => {
+      const path = `${w.local.dir}/lost.flow.toml`;
+      await Deno.writeTextFile(
+        path,
+        `name = "lost"
+[defaults]
+timeout_secs = 120
+on_failure = "continue"
+
+[[step]]
+id = "far"
+host = "box"
+pane = { cwd = "/", command = "sh -c 'echo WAITING; exec sleep 600'" }
+ready = { pattern = "^NEVER" }
+
+[[step]]
+id = "near"
+pane = { command = "sh -c 'echo LOCAL-OK; exec sleep 600'" }
+ready = { pattern = "^LOCAL-OK" }
+`,
+      );
+      const t0 = Date.now();
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          "--quiet",
+          `--config=${ROOT}deno.json`,
+          `${ROOT}main.ts`,
+          "flow",
+          "run",
+          path,
+          "--json",
+        ],
+        env: w.env,
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      // The remote step is waiting on its barrier: its pane runs there.
+      await waitUntil("the remote pane to run", async () => (await names(w.remote)).includes("far"), {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
+      await w.sshd.dropConnections();
+      const out = await child.output();
+      const dec = new TextDecoder();
+      const r = { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+      assert.equal(r.code, 1, explain(r));
+      assert.ok(Date.now() - t0 < 100_000, "it did not wait for the ready timeout");
+      const report = JSON.parse(r.stdout);
+      const far = report.steps.find((s: { step: string }) => s.step === "far");
+      const near = report.steps.find((s: { step: string }) => s.step === "near");
+      assert.equal(far.status, "FAILED", r.stdout);
+      assert.equal(far.host, "box");
+      assert.match(far.error, /host "box"/);
+      assert.doesNotMatch(far.error, /\n/);
+      assert.equal(far.timeout, false);
+      assert.equal(near.status, "READY", r.stdout);
+    });
   },
 });
