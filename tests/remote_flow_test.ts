@@ -42,6 +42,8 @@ async function withWorld(
       hosts: {
         box: { ssh: sshd.alias, paneflow: REMOTE_PANEFLOW, socket: remote.socket },
         down: { ssh: `ssh://127.0.0.1:${deadPort}`, paneflow: REMOTE_PANEFLOW },
+        // A machine where paneflow is installed but no host runs yet.
+        cold: { ssh: sshd.alias, paneflow: REMOTE_PANEFLOW, socket: `${remote.dir}/cold/s.sock` },
       },
     }),
   );
@@ -217,7 +219,7 @@ pane = { command = "cat", cwd = "src" }
       assert.match(
         v.stderr,
         new RegExp(
-          `${path}:8:\\d+: step\\[1\\]\\.host: no host "nowhere" in the config's "hosts" \\(known: box, down\\)`,
+          `${path}:8:\\d+: step\\[1\\]\\.host: no host "nowhere" in the config's "hosts" \\(known: box, down, cold\\)`,
         ),
       );
       assert.match(
@@ -258,6 +260,29 @@ pane = { command = "cat", cwd = "/" }
       assert.equal(okv.code, 0, explain(okv));
       assert.deepEqual(JSON.parse(okv.stdout).hosts, ["box"]);
       assert.deepEqual(await names(w.remote), []);
+
+      // A machine with no host running: validate starts nothing there; run starts its host.
+      const cold = `${w.local.dir}/cold.flow.toml`;
+      const coldSocket = `${w.remote.dir}/cold/s.sock`;
+      await Deno.writeTextFile(
+        cold,
+        `[[step]]\nid = "c"\nhost = "cold"\npane = { command = "sh -c 'echo COLD-UP; exec sleep 600'" }\n` +
+          `ready = { pattern = "^COLD-UP", timeout_secs = 60 }\n`,
+      );
+      const cv = await w.cli(["flow", "validate", cold]);
+      assert.equal(cv.code, 0, explain(cv));
+      assert.equal(await Deno.stat(coldSocket).then(() => true, () => false), false);
+      const cr = await w.cli(["flow", "run", cold, "--json"]);
+      try {
+        assert.equal(cr.code, 0, explain(cr));
+        assert.equal(JSON.parse(cr.stdout).steps[0].host, "cold");
+      } finally {
+        // Stop the host the run started there.
+        const { Client } = await import("../src/client/client.ts");
+        const c = await Client.connect(coldSocket).catch(() => null);
+        await c?.call("system.shutdown", {}).catch(() => {});
+        c?.close();
+      }
     });
   },
 });

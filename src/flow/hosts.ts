@@ -96,16 +96,21 @@ export class HostLink {
   /** Opens the lanes and the feed on `address` (a socket path or a host name). */
   static async open(host: string, address: string, opts: { start?: boolean } = {}): Promise<HostLink> {
     const link = new HostLink(host);
+    // The first connection may start the host there; the others find it running.
+    const first = await Client.connect(address, opts);
+    const rest = await Promise.allSettled(Array.from({ length: CONNECTIONS }, () => Client.connect(address)));
+    const clients = [first, ...rest.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []))];
+    const failed = rest.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) {
+      for (const c of clients) c.close();
+      throw failed.reason;
+    }
+    for (const c of clients.slice(0, CONNECTIONS)) link.#lanes.push({ c, tail: Promise.resolve(), busy: 0 });
     try {
-      const clients = await Promise.all(
-        Array.from({ length: CONNECTIONS + 1 }, () => Client.connect(address, opts)),
-      );
-      for (const c of clients.slice(0, CONNECTIONS)) {
-        link.#lanes.push({ c, tail: Promise.resolve(), busy: 0 });
-      }
       await link.feed.start(clients[CONNECTIONS]);
     } catch (e) {
       link.close();
+      clients[CONNECTIONS].close();
       throw e;
     }
     return link;
