@@ -277,11 +277,24 @@ pane = { command = "cat", cwd = "/" }
         assert.equal(cr.code, 0, explain(cr));
         assert.equal(JSON.parse(cr.stdout).steps[0].host, "cold");
       } finally {
-        // Stop the host the run started there.
+        // Stop the host the run started there (its write gate is closed: no system.shutdown).
         const { Client } = await import("../src/client/client.ts");
-        const c = await Client.connect(coldSocket).catch(() => null);
-        await c?.call("system.shutdown", {}).catch(() => {});
-        c?.close();
+        const answeringPid = async (path: string) => {
+          const c = await Client.tryConnect(path);
+          if (!c) return null;
+          try {
+            return (await c.call<{ pid: number }>("system.identify")).pid;
+          } finally {
+            c.close();
+          }
+        };
+        const pid = await answeringPid(coldSocket);
+        assert.ok(pid, "a host answers on the cold socket");
+        Deno.kill(pid, "SIGTERM");
+        await waitUntil("the started host to stop", async () => (await answeringPid(coldSocket)) === null, {
+          timeoutMs: 20_000,
+          intervalMs: 200,
+        });
       }
     });
   },
