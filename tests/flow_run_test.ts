@@ -138,6 +138,7 @@ send = { target = "collector", text = "FANIN api=\${kicked.api} web=\${kicked.we
       "cancelled",
       "duration_ms",
       "error",
+      "host",
       "id",
       "item",
       "started_ms",
@@ -148,6 +149,7 @@ send = { target = "collector", text = "FANIN api=\${kicked.api} web=\${kicked.we
       "timeout",
     ]);
     assert.equal(steps.build.submitted, null);
+    assert.equal(steps.build.host, "local");
     assert.equal(steps.agent.submitted, "sent");
     assert.equal(steps["kick[api]"].submitted, "sent");
     assert.equal(report.ok, true);

@@ -7,7 +7,7 @@
  * @module
  */
 import { type Issue, type LocatedIssue, locateIssues, type ResolvedWorkspace } from "../spec/workspace.ts";
-import { checkWorkspace, formatIssue } from "../spec/workspace.ts";
+import { branchProblem, checkWorkspace, formatIssue } from "../spec/workspace.ts";
 import { UsageError } from "../errors.ts";
 import { type Locator, parseTomlFile } from "../spec/toml_locate.ts";
 import type { FlowPlan, StepInstance } from "../spec/flow.ts";
@@ -35,6 +35,8 @@ export interface FlowCheckOptions {
   /** Known agent launchers. */
   agents?: string[];
   env?: { get(key: string): string | undefined };
+  /** Names of the config's `hosts`: a step's `host` must be one (or `local`). */
+  hosts?: string[];
 }
 
 /** A step's pane as `up` would get it, and where its fields are in the flow. */
@@ -46,6 +48,10 @@ export interface PaneToCheck {
 }
 
 const TOKEN = /\$\{([^}]*)\}/g;
+/** A remote step's `cwd` is taken on that machine: absolute, `~`, `~/…` or `$VAR…`. */
+const REMOTE_CWD = /^(\/|~$|~\/|\$[A-Za-z_])/;
+/** A remote pane's worktree fields: its own host checks them in `up` (the repository is there). */
+const REMOTE_ONLY_FIELDS = ["worktree", "copy_env", "worktree_teardown"] as const;
 const PANE_TEXT_FIELDS = ["cwd", "name", "worktree", "command", "prompt", "setup"] as const;
 
 /** Checks a parsed flow; returns every problem, or the plan. */
@@ -97,9 +103,28 @@ export function checkFlow(
     } else ids.set(s.id, i);
   });
 
+  const knownHosts = opts.hosts ?? [];
+  /** The step's remote host, or null for this machine. */
+  const hostOf = (s: { host?: string } | null | undefined): string | null =>
+    s?.host === undefined || s.host === "local" || !knownHosts.includes(s.host) ? null : s.host;
   steps.forEach((s, i) => {
     if (!s) return;
     const at = (...k: (string | number)[]) => ["step", i, ...k];
+    if (s.host !== undefined && s.host !== "local" && !knownHosts.includes(s.host)) {
+      issues.push({
+        path: at("host"),
+        message: `no host "${s.host}" in the config's "hosts" (${
+          knownHosts.length ? `known: ${knownHosts.join(", ")}` : 'add hosts.<name> = {ssh: "user@box"}'
+        }); "local" is this machine`,
+      });
+    }
+    if (s.host !== undefined && s.send && !s.pane) {
+      issues.push({
+        path: at("host"),
+        message:
+          `a send goes to its target's pane, on that step's host; "host" belongs on the step with the pane`,
+      });
+    }
     if (s.pane && s.send) {
       issues.push({
         path: at("send"),
@@ -318,9 +343,35 @@ export function checkFlow(
         }
         // In a prompt every ${name} is a capture (checked below).
         if (forCheck.prompt !== undefined) forCheck.prompt = forCheck.prompt.replace(VAR, "");
+        const remote = hostOf(s);
+        if (remote !== null) {
+          // The directory, the worktree and the agent's launcher are that machine's: its host
+          // checks them in `up`. Here: what does not depend on the machine.
+          if (p.cwd === undefined) p.cwd = "~";
+          else if (!REMOTE_CWD.test(p.cwd) && !p.cwd.includes("${")) {
+            issues.push({
+              path: at("pane", "cwd"),
+              message:
+                `"${p.cwd}" is relative: a step on host "${remote}" needs a directory of that machine ` +
+                `("/…", "~/…" or "$VAR/…")`,
+            });
+          }
+          if (forCheck.worktree !== undefined) {
+            // The branch name does not depend on the machine; the repository does.
+            const problem = branchProblem(forCheck.worktree);
+            if (problem) {
+              issues.push({
+                path: at("pane", "worktree"),
+                message: `"${forCheck.worktree}" is not a valid branch name: ${problem}`,
+              });
+            }
+            for (const k of REMOTE_ONLY_FIELDS) delete forCheck[k];
+          }
+          forCheck.cwd = "/";
+        }
         const checked = checkWorkspace({ panes: [forCheck] }, {
           baseDir: opts.baseDir,
-          agents: opts.agents,
+          agents: remote === null ? opts.agents : undefined,
           env: opts.env,
         });
         for (const issue of checked.issues) {
@@ -330,7 +381,7 @@ export function checkFlow(
             message: item === null ? issue.message : `${issue.message} (for item "${item}")`,
           });
         }
-        if (checked.workspace) {
+        if (checked.workspace && remote === null) {
           p.cwd = checked.workspace.panes[0].cwd;
           panesToCheck.push({ workspace: checked.workspace, at: at("pane"), item });
         }
@@ -348,11 +399,14 @@ export function checkFlow(
         pane = p;
       }
       let send: StepInstance["send"] = null;
+      /** Where the step acts: its pane's host, or for a send its target's. */
+      let host = hostOf(s);
       if (s.send) {
         const target = sub(s.send.target);
         const stepTarget = /^([^[\]]+)(?:\[(.+)\])?$/.exec(target);
         const targetIndex = stepTarget ? ids.get(stepTarget[1]) : undefined;
         const targetStep = targetIndex === undefined ? null : steps[targetIndex];
+        if (!s.pane) host = hostOf(targetStep);
         const forItem = item === null ? "" : ` (for item "${item}")`;
         if (varsIn(s.send.target).length) {
           // Reported above: captures are not substituted in a target.
@@ -437,6 +491,7 @@ export function checkFlow(
         key: item === null ? s.id : `${s.id}[${item}]`,
         id: s.id,
         index: i,
+        host,
         item,
         needs,
         pane,
@@ -493,6 +548,7 @@ export function checkFlow(
       onFailure: onFailure.success && onFailure.data ? onFailure.data : "fail_fast",
       steps: order,
       submits: steps.some((s) => s?.submit || s?.send?.submit),
+      hosts: [...new Set(steps.map(hostOf).filter((h): h is string => h !== null))],
       captures,
     },
   };

@@ -11,6 +11,11 @@ import type { FlowReport, ProgressSink, StepReport } from "./runner.ts";
 const enc = new TextEncoder();
 const err = (s: string) => Deno.stderr.writeSync(enc.encode(s));
 
+/** A step as progress names it: `review`, or `review@gpu` when its pane is on another machine. */
+function label(step: string, host: string | null | undefined): string {
+  return host && host !== "local" ? `${step}@${host}` : step;
+}
+
 function seconds(ms: number | null): string {
   return ms === null ? "-" : `${(ms / 1000).toFixed(1)}s`;
 }
@@ -26,17 +31,21 @@ export class LineProgress implements ProgressSink {
       `${r.status}${r.error ? `: ${r.error}` : ""}${
         r.duration_ms !== null ? ` (${seconds(r.duration_ms)})` : ""
       }`;
-    err(`[${t}s] ${r.step}: ${what}\n`);
+    err(`[${t}s] ${label(r.step, r.host)}: ${what}\n`);
   }
 }
 
 /** One line per step, redrawn in place on a terminal. */
 export class LiveProgress implements ProgressSink {
   #rows = new Map<string, string>();
+  #labels = new Map<string, string>();
   #drawn = 0;
   #t0 = Date.now();
   constructor(plan: FlowPlan) {
-    for (const s of plan.steps) this.#rows.set(s.key, "waiting");
+    for (const s of plan.steps) {
+      this.#rows.set(s.key, "waiting");
+      this.#labels.set(s.key, label(s.key, s.host));
+    }
     this.#draw();
   }
   update(r: StepReport, note?: string): void {
@@ -55,7 +64,7 @@ export class LiveProgress implements ProgressSink {
     } catch { /* not a terminal after all */ }
     // Some terminals report 0 columns: then do not cut.
     if (cols < 20) cols = 1000;
-    const width = Math.max(...[...this.#rows.keys()].map((k) => k.length));
+    const width = Math.max(...[...this.#labels.values()].map((k) => k.length));
     let out = this.#drawn ? `\x1b[${this.#drawn}A` : "";
     for (const [k, v] of this.#rows) {
       const icon = v.startsWith("READY")
@@ -67,7 +76,7 @@ export class LiveProgress implements ProgressSink {
         : v.startsWith("running")
         ? "…"
         : " ";
-      out += `\x1b[2K${`${icon} ${k.padEnd(width)}  ${v}`.slice(0, cols - 1)}\n`;
+      out += `\x1b[2K${`${icon} ${(this.#labels.get(k) ?? k).padEnd(width)}  ${v}`.slice(0, cols - 1)}\n`;
     }
     const t = ((Date.now() - this.#t0) / 1000).toFixed(1);
     out += `\x1b[2K  ${t}s\n`;
@@ -78,9 +87,12 @@ export class LiveProgress implements ProgressSink {
 
 /** The final report as an aligned table, with the captures below it. */
 export function renderReport(report: FlowReport): string {
-  const header = ["STEP", "STATUS", "DURATION", "PANE", "ERROR"];
+  // A HOST column when any step ran on another machine.
+  const hosts = report.steps.some((s) => s.host !== "local");
+  const header = ["STEP", ...(hosts ? ["HOST"] : []), "STATUS", "DURATION", "PANE", "ERROR"];
   const rows = report.steps.map((s) => [
     s.step,
+    ...(hosts ? [s.host] : []),
     s.status,
     seconds(s.duration_ms),
     s.surface_id === null ? "-" : String(s.surface_id),
@@ -116,6 +128,7 @@ export function renderPlan(plan: FlowPlan, launchers: Record<string, string>): s
   ];
   for (const s of plan.steps) {
     out.push("", `${s.key}${s.needs.length ? `  (after ${s.needs.join(", ")})` : ""}`);
+    if (s.host !== null) out.push(`  host   ${s.host}`);
     if (s.pane) {
       const cmd = s.pane.agent
         ? `${s.pane.agent}: ${launchers[s.pane.agent] ?? s.pane.agent}`

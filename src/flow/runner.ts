@@ -3,14 +3,16 @@
  * panes through `workspace.up` (the same path as `paneflow up`), submits
  * through the agents' submit transaction, and waits on `ready` barriers driven
  * by the event bus (with a 500 ms poll as the safety net). It is a client of
- * the host: the same code runs against a user's host and an embedded one.
+ * the hosts: the same code runs against a user's host, an embedded one, and
+ * the hosts of other machines a step names (`host = "gpu"`), each through
+ * its own connections (./hosts.ts).
  *
  * @module
  */
-import { Client } from "../client/client.ts";
 import type { PaneInfo } from "../client/selectors.ts";
 import { RpcError } from "../errors.ts";
 import { type FlowPlan, type StepInstance, substitute } from "./check.ts";
+import { type FlowHosts, type HostLink, LOCAL } from "./hosts.ts";
 
 /** Lines a `ready` pattern scans. */
 const SCAN_LINES = 500;
@@ -18,8 +20,6 @@ const POLL_MS = 500;
 /** An agent pane counts as ready for its prompt once idle; a plain program once quiet this long. */
 const QUIET_MS = 800;
 const AGENT_READY_TIMEOUT_MS = 120_000;
-/** Connections for calls: one for spawns, the rest shared by barriers and sends. */
-const CONNECTIONS = 3;
 
 /** Final status of a step instance. */
 export type StepStatus = "READY" | "FAILED" | "SKIPPED";
@@ -29,6 +29,8 @@ export interface StepReport {
   step: string;
   id: string;
   item: string | null;
+  /** Where its pane lives: `local` (this machine) or a host of the config. */
+  host: string;
   status: StepStatus;
   /** When it started, in ms after the flow started; null when it never did. */
   started_ms: number | null;
@@ -63,7 +65,8 @@ export interface ProgressSink {
 
 /** Options for {@link runFlow}. */
 export interface RunOptions {
-  socketPath: string;
+  /** Connections to every host the flow uses, opened; closed when the run ends. */
+  hosts: FlowHosts;
   progress: ProgressSink;
   signal: AbortSignal;
 }
@@ -82,80 +85,22 @@ function aborted(signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Output changes per pane, from one `events.subscribe` connection. */
-class ChangeFeed {
-  #waiters = new Map<number, Set<() => void>>();
-  #exits = new Map<number, number>();
-  #client: Client | null = null;
-  #closed = false;
-
-  async start(path: string) {
-    this.#client = await Client.connect(path);
-    await this.#client.subscribe({
-      types: ["surface_changed", "surface_exited", "surface_closed"],
-    });
-    (async () => {
-      while (!this.#closed) {
-        const msg = await this.#client!.next();
-        if (msg === null) break;
-        const ev = msg.value as { type: string; surface_id?: number; exit_code?: number };
-        if (ev.surface_id === undefined) {
-          if (ev.type === "dropped") { for (const set of this.#waiters.values()) for (const w of set) w(); }
-          continue;
-        }
-        if (ev.type === "surface_exited") this.#exits.set(ev.surface_id, ev.exit_code ?? -1);
-        if (ev.type === "surface_closed") this.#exits.set(ev.surface_id, ev.exit_code ?? -1);
-        for (const w of this.#waiters.get(ev.surface_id) ?? []) w();
-      }
-    })();
-  }
-
-  /** Resolves on the next change of the pane, or after `ms`. */
-  next(id: number, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const set = this.#waiters.get(id) ?? new Set();
-      this.#waiters.set(id, set);
-      const done = () => {
-        clearTimeout(timer);
-        set.delete(done);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      set.add(done);
-      if (signal.aborted) done();
-      else signal.addEventListener("abort", done, { once: true });
-    });
-  }
-
-  exitCode(id: number): number | undefined {
-    return this.#exits.get(id);
-  }
-
-  close() {
-    this.#closed = true;
-    this.#client?.close();
-  }
-}
-
-/** Runs a validated flow against the host on `opts.socketPath`. */
+/** Runs a validated flow against the hosts of `opts.hosts`. */
 export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowReport> {
   const started = Date.now();
-  // A few connections (the host serves 16): a slow call, such as an agent's
+  // A few connections per host (a host serves 16): a slow call, such as an agent's
   // submit transaction, does not hold up the other steps' barriers.
-  const clients: Client[] = [];
-  for (let i = 0; i < CONNECTIONS; i++) clients.push(await Client.connect(opts.socketPath));
-  const closeAll = () => clients.forEach((c) => c.close());
-  const feed = new ChangeFeed();
-  await feed.start(opts.socketPath);
+  const closeAll = () => opts.hosts.close();
   const values = new Map<string, string | Map<string, string>>();
   const reports = new Map<string, StepReport>();
-  const panes = new Map<string, number>();
+  /** Each step's pane: where it lives and its id there. */
+  const panes = new Map<string, { link: HostLink; id: number }>();
   for (const s of plan.steps) {
     reports.set(s.key, {
       step: s.key,
       id: s.id,
       item: s.item,
+      host: s.host ?? LOCAL,
       status: "SKIPPED",
       started_ms: null,
       duration_ms: null,
@@ -166,19 +111,9 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       submitted: null,
     });
   }
-  // One request at a time per connection; a call goes to the least busy one.
-  const lanes = clients.map((c) => ({ c, tail: Promise.resolve() as Promise<unknown>, busy: 0 }));
-  const callOn = <T>(lane: (typeof lanes)[number], method: string, params: unknown): Promise<T> => {
-    lane.busy++;
-    const p = lane.tail.then(() => lane.c.call<T>(method, params));
-    lane.tail = p.then(() => lane.busy--, () => lane.busy--);
-    return p;
-  };
-  const call = <T>(method: string, params: unknown): Promise<T> =>
-    callOn<T>(lanes.slice(1).reduce((a, b) => (b.busy < a.busy ? b : a)), method, params);
-  // Spawns go one at a time on the first connection, so that two steps never race
-  // to create the workspace or pick the same free pane name.
-  let spawning: Promise<unknown> = Promise.resolve();
+  // Spawns go one at a time per host (on its spawn connection), so that two steps
+  // never race to create the workspace or pick the same free pane name there.
+  const spawning = new Map<HostLink, Promise<unknown>>();
 
   const state = new Map<string, "pending" | "running" | "done" | "failed" | "skipped">();
   for (const s of plan.steps) state.set(s.key, "pending");
@@ -191,7 +126,6 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     // Ctrl-C: calls in flight (a spawn, an agent's submit) fail now instead of
     // being waited for; what the host does with them, and the panes, stay.
     closeAll();
-    feed.close();
   }, { once: true });
 
   const skip = (s: StepInstance, why: string) => {
@@ -233,16 +167,18 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
 
   const runStep = async (s: StepInstance, r: StepReport) => {
     let surfaceId: number;
+    let link: HostLink;
     let after: { generation: number; lines: number } | null = null;
     if (s.pane) {
-      surfaceId = await spawnPane(s);
-      panes.set(s.key, surfaceId);
+      link = opts.hosts.link(s.host);
+      surfaceId = await spawnPane(link, s);
+      panes.set(s.key, { link, id: surfaceId });
       r.surface_id = surfaceId;
-      opts.progress.update(r, `pane ${surfaceId}`);
+      opts.progress.update(r, `pane ${surfaceId}${s.host === null ? "" : ` on ${s.host}`}`);
       if (s.submit && s.pane.prompt !== undefined) {
-        await waitForInput(surfaceId);
+        await waitForInput(link, surfaceId);
         const text = substitute(s.pane.prompt, values);
-        const res = await call<{ status?: string; evidence?: string }>("surface.send_text", {
+        const res = await link.call<{ status?: string; evidence?: string }>("surface.send_text", {
           surface_id: surfaceId,
           text,
           submit: true,
@@ -256,18 +192,20 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       return;
     } else {
       const send = s.send!;
-      surfaceId = resolveTarget(send.target);
+      // The target step's pane, on whichever host it lives.
+      ({ link, id: surfaceId } = resolveTarget(send.target));
       r.surface_id = surfaceId;
+      r.host = link.host;
       if (s.ready) {
         // The barrier looks only at what the pane prints after the send.
-        const snap = await call<{ output_generation: number; total_lines: number }>("surface.read", {
+        const snap = await link.call<{ output_generation: number; total_lines: number }>("surface.read", {
           surface_id: surfaceId,
           lines: 1,
           fenced: false,
         });
         after = { generation: snap.output_generation, lines: snap.total_lines };
       }
-      const res = await call<{ status?: string; evidence?: string }>("surface.send_text", {
+      const res = await link.call<{ status?: string; evidence?: string }>("surface.send_text", {
         surface_id: surfaceId,
         text: substitute(send.text, values),
         submit: send.submit,
@@ -276,7 +214,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       if (res.status === "stalled") throw new StepFailure(`text not taken by the agent: ${res.evidence}`);
     }
     if (!s.ready) return;
-    const matched = await barrier(s, surfaceId, after);
+    const matched = await barrier(link, s, surfaceId, after);
     if (s.capture) {
       // The captured lines end with the line that matched, so the value does
       // not depend on what the pane printed a moment later.
@@ -299,7 +237,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   /** A `message` step: put it on the host's queue and wait for its result (docs/paneio.md). */
   const runMessage = async (s: StepInstance, r: StepReport) => {
     const m = s.message!;
-    const info = await call<{ root: string | null }>("queue.info", {});
+    const info = await opts.hosts.link(s.host).call<{ root: string | null }>("queue.info", {});
     if (!info.root) {
       throw new StepFailure(
         "the host has no message queue: start it with serve --queue <dir> or set queue.root",
@@ -338,26 +276,28 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     } else opts.progress.update(r, `message ${done.id} completed`);
   };
 
-  const spawnPane = (s: StepInstance): Promise<number> => {
-    const p = spawning.then(() => spawnNow(s));
-    spawning = p.catch(() => {});
+  const spawnPane = (link: HostLink, s: StepInstance): Promise<number> => {
+    const p = (spawning.get(link) ?? Promise.resolve()).then(() => spawnNow(link, s));
+    spawning.set(link, p.catch(() => {}));
     return p;
   };
 
-  const spawnNow = async (s: StepInstance): Promise<number> => {
+  const spawnNow = async (link: HostLink, s: StepInstance): Promise<number> => {
     const pane = structuredClone(s.pane!);
     if (s.submit) delete pane.prompt;
-    const existing = await callOn<{ surfaces: PaneInfo[] }>(lanes[0], "surface.list", {});
+    const existing = await link.spawnCall<{ surfaces: PaneInfo[] }>("surface.list", {});
     if (pane.name === undefined) pane.name = freeName(s.key, existing.surfaces);
     // A flow step needs its own, fresh pane: `up` would hand back (or refuse) a live one of the
     // same name. An exited one an earlier run of this flow left, `up` replaces.
     const taken = existing.surfaces.find((p) => p.name === pane.name && p.exited !== true);
     if (taken) {
       throw new StepFailure(
-        `a pane named "${pane.name}" already runs on the host (pane ${taken.surface_id}); close it or rename the step's pane`,
+        `a pane named "${pane.name}" already runs on ${
+          s.host === null ? "the host" : `host "${s.host}"`
+        } (pane ${taken.surface_id}); close it or rename the step's pane`,
       );
     }
-    const res = await callOn<{ panes: { surface_id: number }[] }>(lanes[0], "workspace.up", {
+    const res = await link.spawnCall<{ panes: { surface_id: number }[] }>("workspace.up", {
       name: plan.name,
       layout: plan.layout,
       panes: [pane],
@@ -374,17 +314,18 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   };
 
   /** The pane of the step a send targets (validation made it a step this one needs). */
-  const resolveTarget = (target: string): number => {
+  const resolveTarget = (target: string): { link: HostLink; id: number } => {
     const own = panes.get(target);
     if (own === undefined) throw new StepFailure(`step "${target}" has no pane to send to`);
     return own;
   };
 
   /** Waits until an agent pane is idle, or a plain program has gone quiet. */
-  const waitForInput = async (id: number) => {
+  const waitForInput = async (link: HostLink, id: number) => {
+    const { feed } = link;
     const deadline = Date.now() + AGENT_READY_TIMEOUT_MS;
     while (Date.now() < deadline && !stepAbort.signal.aborted) {
-      const st = await call<{ tool: string | null; state: string; idle_ms: number }>("surface.status", {
+      const st = await link.call<{ tool: string | null; state: string; idle_ms: number }>("surface.status", {
         surface_id: id,
       });
       if (feed.exitCode(id) !== undefined) {
@@ -403,10 +344,12 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
    * pane, or (`after`, for a send) among the rows printed or changed since then.
    */
   const barrier = async (
+    link: HostLink,
     s: StepInstance,
     id: number,
     after: { generation: number; lines: number } | null,
   ): Promise<{ lines: string[]; index: number }> => {
+    const { feed } = link;
     const re = new RegExp(s.ready!.pattern, "m");
     const deadline = Date.now() + s.ready!.timeout_secs * 1000;
     let since = after?.generation ?? null;
@@ -417,7 +360,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       if (stepAbort.signal.aborted) throw new StepFailure(opts.signal.aborted ? "interrupted" : "cancelled");
       let lines: string[];
       if (since === null) {
-        const read = await call<{ text: string }>("surface.read", {
+        const read = await link.call<{ text: string }>("surface.read", {
           surface_id: id,
           lines: SCAN_LINES,
           fenced: false,
@@ -425,7 +368,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
         });
         lines = read.text.split("\n");
       } else {
-        const read = await call<{
+        const read = await link.call<{
           changed: { line: number; text: string }[];
           output_generation: number;
           reset: boolean;
@@ -490,7 +433,6 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       }
     }
   } finally {
-    feed.close();
     closeAll();
   }
   const captures: FlowReport["captures"] = {};

@@ -7,8 +7,11 @@
  * @module
  */
 
-/** Verbs that run on this machine only: `--host` is refused there. */
-export const LOCAL_ONLY = new Set(["serve", "relay", "ai-hook", "hooks", "help", "web"]);
+/**
+ * Verbs that run on this machine only: `--host` is refused there. (`flow` runs
+ * from this machine; each step names its machine with `host = "<name>"`.)
+ */
+export const LOCAL_ONLY = new Set(["serve", "relay", "ai-hook", "hooks", "help", "web", "flow"]);
 
 /** `argv` without its `--host` flag, and the flag's value; throws on a missing value. */
 export function takeHostFlag(argv: string[]): { host: string | null; argv: string[] } {

@@ -124,11 +124,12 @@ export function explainSshFailure(t: RemoteTarget, code: number, stderr: string)
   ) {
     return `Cannot reach ${at}: ${said || "the connection failed"}`;
   }
-  if (code === 127 || /command not found|No such file or directory/i.test(stderr)) {
-    return `paneflow is not installed on ${at} (\`${t.paneflow}\` not found there); install it or set hosts.<name>.paneflow`;
-  }
+  // Before "not installed": the relay's own message may quote "No such file or directory" (no socket).
   if (/No paneflow host answers/.test(stderr)) {
     return `${said.replace(/^paneflow: /, "")} (${at})`;
+  }
+  if (code === 127 || /command not found|No such file or directory/i.test(stderr)) {
+    return `paneflow is not installed on ${at} (\`${t.paneflow}\` not found there); install it or set hosts.<name>.paneflow`;
   }
   if (/unknown verb "relay"/.test(stderr)) {
     return `paneflow on ${at} is too old to relay (no \`relay\` verb); upgrade it there`;

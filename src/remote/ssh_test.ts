@@ -59,6 +59,14 @@ Deno.test("explainSshFailure: one line per failure, naming the host and what to 
     explainSshFailure(t, 1, "paneflow: No paneflow host answers on /s on box (x); start one\n")!,
     /No paneflow host answers.*\(host "box"\)/,
   );
+  assert.match(
+    explainSshFailure(
+      t,
+      1,
+      "paneflow: No paneflow host answers on /s on box (No such file or directory (os error 2)); start one\n",
+    )!,
+    /^No paneflow host answers.*\(host "box"\)/,
+  );
   assert.equal(explainSshFailure(t, 0, ""), null);
 });
 

@@ -20,6 +20,8 @@ export const OnFailure = z.enum(["fail_fast", "continue"]);
 /** One `[[step]]` table. */
 export const Step = z.strictObject({
   id: z.string().min(1),
+  /** A host of the config's `hosts` (`local`: this machine, as when omitted). */
+  host: z.string().min(1).optional(),
   needs: z.array(z.string().min(1)).optional(),
   foreach: z.array(z.union([z.string().min(1), z.number()])).min(1).optional(),
   pane: PaneSpec.optional(),
@@ -76,6 +78,8 @@ export interface StepInstance {
   id: string;
   /** Index of the `[[step]]` table. */
   index: number;
+  /** The named host its pane lives on (`up` there); null for this machine. */
+  host: string | null;
   item: string | null;
   /** Keys of the instances this one waits for. */
   needs: string[];
@@ -109,6 +113,8 @@ export interface FlowPlan {
   steps: StepInstance[];
   /** Whether anything submits (needs the scripting gate). */
   submits: boolean;
+  /** The named hosts the flow uses, in file order (not this machine's). */
+  hosts: string[];
   /** Capture vars: `foreach` ones map item → value. */
   captures: Record<string, { step: string; foreach: boolean }>;
 }

@@ -16,6 +16,8 @@ export default defineVerb({
     "run: steps start as soon as their needs are READY. Live transitions go to stderr, the",
     "report to stdout. With no host answering, an embedded host runs in this process on a",
     "private socket and is torn down at the end (--keep-host starts a detached one instead).",
+    'A step with host = "<name>" (a host of the config) runs on that machine\'s host over ssh;',
+    "--embedded and the rest apply to this machine's part of the flow only.",
     "Exit: 0 all READY, 1 a step failed, 2 invalid flow, 4 a ready timeout, 130 Ctrl-C.",
     "validate: checks the file and prints every problem (file:line:column: key: message).",
   ].join("\n"),
@@ -59,32 +61,54 @@ export default defineVerb({
       return ExitCode.Usage;
     };
     let plan;
+    let locate;
     try {
       // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
       const { planPanes } = await import("../up/plan.ts");
       const { paneBaseEnv } = await import("../server/pane/env.ts");
       const baseEnv = paneBaseEnv(config);
-      plan = (await parseFlowToml(text, {
+      ({ plan, locate } = await parseFlowToml(text, {
         path: file,
         agents: Object.keys(table),
+        hosts: Object.keys(config.hosts),
         checkPane: async (ws) => (await planPanes(ws, { launchers: table, baseEnv })).issues,
-      })).plan;
+      }));
     } catch (e) {
       if (e instanceof FlowSpecError) return fail(e.issues);
       throw e;
     }
+    // Every other machine the flow names answers (and its write gate is open) before anything
+    // starts; `run` keeps those connections for the run.
+    const { connectHosts, LOCAL, writeHosts } = await import("../flow/hosts.ts");
+    const remote = await connectHosts(plan, {
+      open: action === "run" && !opts["dry-run"],
+      gate: action === "run",
+      file,
+      locate,
+    });
+    if ("issues" in remote) return fail(remote.issues);
+    const hosts = remote.hosts;
     if (action === "validate") {
-      if (opts.json) printJson({ ok: true, flow: plan.name, steps: plan.steps.map((s) => s.key) });
-      else console.log(`${file}: ok (${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"})`);
+      if (opts.json) {
+        printJson({
+          ok: true,
+          flow: plan.name,
+          steps: plan.steps.map((s) => s.key),
+          hosts: plan.hosts,
+        });
+      } else console.log(`${file}: ok (${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"})`);
       return 0;
     }
 
     const path = socketPath();
-    const writes = plan.steps.some((s) => s.send || s.submit);
+    // A flow whose every step runs on other machines needs no host here.
+    const local = plan.steps.some((s) => s.host === null);
+    const writes = writeHosts(plan).includes(LOCAL);
     if (opts.embedded && (opts["keep-host"] || opts["no-embedded"])) {
+      hosts.close();
       throw new UsageError("Option --embedded excludes --keep-host and --no-embedded");
     }
-    const existing = opts.embedded ? null : await Client.tryConnect(path);
+    const existing = opts.embedded || !local ? null : await Client.tryConnect(path);
     // The write gate is checked before anything is created, also under --dry-run.
     if (writes) {
       let scripting: boolean;
@@ -95,6 +119,7 @@ export default defineVerb({
       }
       if (!scripting) {
         existing?.close();
+        hosts.close();
         throw new CliFailure(
           `The flow writes into panes (send or submit) but the host's write gate is closed: start the host with PANEFLOW_IPC_SCRIPTING=1 or set "ai_unrestricted": true in the config`,
         );
@@ -109,16 +134,18 @@ export default defineVerb({
           flow: plan.name,
           layout: plan.layout,
           on_failure: plan.onFailure,
-          steps: plan.steps,
+          // `host` only on steps that run on another machine (the plan is otherwise as before).
+          steps: plan.steps.map(({ host, ...s }) => host === null ? s : { ...s, host }),
         });
       } else console.log(renderPlan(plan, table));
       return 0;
     }
 
-    let runPath = path;
+    let runPath: string | null = local ? path : null;
     let embedded: { stop(): Promise<void> } | null = null;
     let tempDir: string | null = null;
-    if (existing) existing.close();
+    if (!local) { /* nothing runs on this machine */ }
+    else if (existing) existing.close();
     else if (opts["keep-host"]) {
       const { startDetached } = await import("../client/autostart.ts");
       await startDetached(path, { shared: true });
@@ -126,6 +153,7 @@ export default defineVerb({
         console.error(`paneflow: no host answered; started one on ${path} that keeps running after the flow`);
       }
     } else if (opts["no-embedded"]) {
+      hosts.close();
       throw new CliFailure(
         `Instance unreachable: no paneflow host answers on ${path}; start one with: paneflow serve --detach`,
       );
@@ -160,9 +188,16 @@ export default defineVerb({
       ? new LiveProgress(plan)
       : new LineProgress();
     try {
-      const report = await runFlow(plan, { socketPath: runPath, progress, signal: abort.signal });
+      if (runPath !== null) {
+        hosts.setLocal(runPath);
+        const failures = await hosts.open([LOCAL]);
+        if (failures.size) throw new CliFailure(failures.get(LOCAL)!);
+      }
+      const report = await runFlow(plan, { hosts, progress, signal: abort.signal });
       let finalScreens: Record<string, string> | undefined;
-      if (embedded) finalScreens = await readFinalScreens(runPath, report.steps);
+      if (embedded && runPath) {
+        finalScreens = await readFinalScreens(runPath, report.steps.filter((s) => s.host === LOCAL));
+      }
       if (opts.json) {
         printJson({
           ...report,
@@ -185,6 +220,7 @@ export default defineVerb({
       }
       return exitCodeOf(report);
     } finally {
+      hosts.close();
       Deno.removeSignalListener("SIGINT", onSigint);
       if (embedded) await embedded.stop();
       if (tempDir) await Deno.remove(tempDir, { recursive: true }).catch(() => {});
