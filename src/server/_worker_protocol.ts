@@ -39,6 +39,7 @@ export type WorkerRequest =
     | { op: "read"; id: number; lines: number; offset: number; since?: number; join?: boolean }
     | { op: "search"; id: number; pattern: string; max: number }
     | { op: "modes"; id: number }
+    | { op: "stats" }
   );
 
 /** The reply to one {@link WorkerRequest}. */

@@ -551,6 +551,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
         generation: pane.generation,
       }));
     }
+    case "stats":
+      return { heap_used: Deno.memoryUsage().heapUsed, panes: panes.size };
     case "modes": {
       const pane = mustGet(req.id);
       return await afterWrites(pane, () => ({
