@@ -102,6 +102,8 @@ export class Client {
   #refused: WireError | null = null;
   /** Whether the host has said anything on this connection yet. */
   #heard = false;
+  /** Whether this client has said who it is (`system.hello`, sent with its first request). */
+  #introduced = false;
   /**
    * The reply deadline of each call, in ms (0: none); from `PANEFLOW_TIMEOUT`.
    * A client meant to block (an event stream's reader) sets 0.
@@ -231,7 +233,7 @@ export class Client {
       await this.request("system.ping", {}, { timeoutMs: this.timeoutMs });
     }
     const id = ++this.#id;
-    const data = encodeLine({ jsonrpc: "2.0", id, method, params });
+    let data = encodeLine({ jsonrpc: "2.0", id, method, params });
     // The host would refuse it and close the connection mid-write: say why here instead.
     if (data.length > MAX_LINE_BYTES + 1) {
       throw new UsageError(
@@ -239,6 +241,15 @@ export class Client {
       );
     }
     if (this.#ended) throw this.#refused ? toRpcError(this.#refused) : this.#gone();
+    if (!this.#introduced) {
+      // A notification (no reply, no round trip): the host lists us in system.clients.
+      this.#introduced = true;
+      const hello = encodeLine({ jsonrpc: "2.0", method: "system.hello", params: selfDescription() });
+      const both = new Uint8Array(hello.length + data.length);
+      both.set(hello);
+      both.set(data, hello.length);
+      data = both;
+    }
     const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
       const pending: Pending = { method, resolve, reject };
       if (ms > 0) {
@@ -350,6 +361,12 @@ export class Client {
       this.#conn.close();
     } catch { /* already closed */ }
   }
+}
+
+/** What `system.hello` says: this program, its pid and its verb. */
+function selfDescription(): { name: string; pid: number; verb?: string } {
+  const verb = Deno.args.find((a) => !a.startsWith("-"));
+  return { name: "paneflow", pid: Deno.pid, ...(verb && verb.length <= 100 ? { verb } : {}) };
 }
 
 const TIMEOUT_HINT = "; is it a paneflow host? (PANEFLOW_TIMEOUT=<secs> sets the deadline)";

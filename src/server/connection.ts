@@ -34,6 +34,10 @@ export class Connection {
   readonly id = nextId++;
   /** "socket", "stdio" or "internal" (a call made by the host itself). */
   readonly kind: string;
+  /** When it was opened (ms since the epoch). */
+  readonly openedAt = Date.now();
+  /** Whether it carries an event stream (`events.subscribe`), budgeted apart from calls. */
+  stream = false;
   #write: MessageWriter;
   #queue: Promise<void> = Promise.resolve();
   #busy = 0;

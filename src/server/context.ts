@@ -10,6 +10,8 @@ import type { Config } from "../spec/config.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "./pane_pool.ts";
 import type { Registry } from "./registry.ts";
+import type { ClientTable } from "./clients.ts";
+import type { EventBus } from "./bus.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -24,6 +26,10 @@ export interface HostContext {
   shutdown: () => void;
   /** The host's log (stderr or the --log file). */
   log?: (line: string) => void;
+  /** The connections it serves (`system.clients`, `system.stats`). */
+  clients?: ClientTable;
+  /** The event bus (`system.stats`). */
+  bus?: EventBus;
 }
 
 /** Whether a gated family of methods is open on this host. */

@@ -17,6 +17,8 @@ import type { HostContext } from "./context.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
+import { ClientTable } from "./clients.ts";
+import type { Connection } from "./connection.ts";
 import { pruneOrphanWorktrees } from "../up/worktree.ts";
 import { HostGuard } from "../isolation/host_guard.ts";
 
@@ -143,7 +145,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const bus = new EventBus();
   // deno-lint-ignore prefer-const
   let registry: Registry;
-  const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev));
+  const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev), log);
   registry = new Registry(config, pool, bus, opts.socketPath);
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
   const guard = await HostGuard.start({
@@ -163,6 +165,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   let resolveDone = () => {};
   const done = new Promise<void>((r) => (resolveDone = r));
   const connections = new Set<Deno.UnixConn>();
+  const clients = new ClientTable();
 
   const stop = () => {
     stopping ??= (async () => {
@@ -204,24 +207,29 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     log,
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
+    clients,
+    bus,
   };
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
     heartbeatMs: config.host.heartbeat_secs * 1000,
     bus,
+    clients,
+    onConnection: (c: Connection) => clients.add(c),
   };
 
   (async () => {
     try {
       for await (const conn of listener) {
-        if (connections.size >= MAX_CONNECTIONS) {
+        // Calls are budgeted apart from event streams (a connection that subscribed no longer counts).
+        if (!clients.admitsCall()) {
           writeJson(conn, {
             jsonrpc: "2.0",
             id: null,
             error: {
               code: ErrorCode.Backpressure,
               message:
-                `Too many connections: the host serves at most ${MAX_CONNECTIONS} at once; retry later`,
+                `Too many connections: the host serves at most ${MAX_CONNECTIONS} calls at once, held by ${clients.holders()}; retry later (see them with: paneflow clients)`,
             },
           }).catch(() => {}).finally(() => conn.close());
           continue;

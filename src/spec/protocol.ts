@@ -92,6 +92,13 @@ export const methods = {
   "system.capabilities": Empty,
   "system.identify": Empty,
   "system.shutdown": Empty,
+  "system.hello": z.strictObject({
+    name: z.string().max(100).optional(),
+    pid: z.number().int().positive().optional(),
+    verb: z.string().max(100).optional(),
+  }).describe("Says who this client is (shown by system.clients)"),
+  "system.clients": Empty,
+  "system.stats": Empty,
   "workspace.list": Empty,
   "workspace.current": Empty,
   "workspace.create": z.strictObject({
