@@ -132,6 +132,8 @@ export const methods = {
     surface_id: SurfaceId,
     pattern: z.string().min(1),
     max_matches: Count.optional(),
+    fenced: z.boolean().optional()
+      .describe("Fence the matches as untrusted output (default: ai_injection_fence)"),
   }),
   "surface.rename": z.strictObject({ surface_id: SurfaceId, name: Name.nullable() }),
   "surface.focus": z.strictObject({ surface_id: SurfaceId }),

@@ -84,10 +84,15 @@ export const surface: FamilyHandlers<"surface"> = {
     const s = ctx.registry.surface(p.surface_id);
     const max = clamp(p.max_matches ?? 50, 1, 1000);
     const { hits } = await ctx.pool.search(s.id, p.pattern, max);
+    const fenced = p.fenced ?? ctx.config.ai_injection_fence;
+    const matches = hits.map((h) => ({ line: h.line + 1, text: fenced ? defang(h.text) : h.text }));
     return {
       surface_id: s.id,
-      matches: hits.map((h) => ({ line: h.line + 1, text: h.text })),
+      matches,
       count: hits.length,
+      fenced,
+      // Like surface.read: the pane text an LLM should read sits inside the fence.
+      ...(fenced ? { text: fence(matches.map((m) => `line ${m.line}: ${m.text}`).join("\n")) } : {}),
     };
   },
   "surface.rename": ({ registry }, p) => {
