@@ -16,7 +16,7 @@ export type AiMethod =
   | "ai.session_end";
 
 /** Hook event names (Claude Code's, and ours in snake case) → the frame they post. */
-const EVENTS: Record<string, AiMethod> = {
+const EVENTS = new Map<string, AiMethod>(Object.entries({
   SessionStart: "ai.session_start",
   UserPromptSubmit: "ai.prompt_submit",
   PreToolUse: "ai.tool_use",
@@ -37,7 +37,7 @@ const EVENTS: Record<string, AiMethod> = {
   session_end: "ai.session_end",
   // Codex's `notify` program gets one JSON argument per event.
   "codex-notify": "ai.stop",
-};
+}));
 
 /** Notification types that mean the agent waits for the user. */
 export const WAITING_NOTIFICATIONS = new Set(["permission_prompt", "elicitation_dialog"]);
@@ -82,7 +82,7 @@ export function describeToolCall(toolName: unknown, input: unknown): string | un
 
 /** The method a hook event posts, or null for events we do not track. */
 export function methodFor(event: string): AiMethod | null {
-  return EVENTS[event] ?? null;
+  return EVENTS.get(event) ?? null; // a Map: "constructor" is not an event
 }
 
 /** Builds the frame for a hook event from its stdin payload (any JSON; garbage is `{}`). */
