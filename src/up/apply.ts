@@ -101,6 +101,14 @@ function stateFor(ctx: HostContext): UpState {
 }
 
 /** Invalid spec: every problem with its key path, for the CLI to locate in the file. */
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
 function specError(issues: Issue[]): RpcError {
   return new RpcError(
     ErrorCode.InvalidParams,
@@ -206,6 +214,14 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
           cwd = p.worktree.path;
         }
       }
+      // A directory removed since the spec was checked is the caller's problem (-32602), not ours.
+      if (!isDirectory(cwd)) {
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          `panes[${p.index}]: the working directory ${cwd} does not exist (any more)`,
+          { reason: "invalid_spec" },
+        );
+      }
       const opts: PaneOptions = { cwd, env: p.env, ...(p.name !== null ? { name: p.name } : {}) };
       if (p.setup !== null) {
         opts.argv = [
@@ -254,8 +270,10 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
     for (const s of created.reverse()) await reg.closeSurface(s).catch(() => {});
     for (const wt of createdWorktrees) await teardownWorktree({ ...wt, teardown: "auto" }).catch(() => {});
     const message = e instanceof RpcError || e instanceof Error ? e.message : String(e);
+    // A user error (a name clash, a vanished cwd) keeps its code: -32602, exit 2.
+    const code = e instanceof RpcError && e.code !== ErrorCode.InternalError ? e.code : ErrorCode.InternalError;
     throw new RpcError(
-      ErrorCode.InternalError,
+      code,
       `Cannot bring up workspace "${workspace.name}": ${message}; what this call had created was closed again`,
     );
   }
