@@ -271,7 +271,9 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
     for (const wt of createdWorktrees) await teardownWorktree({ ...wt, teardown: "auto" }).catch(() => {});
     const message = e instanceof RpcError || e instanceof Error ? e.message : String(e);
     // A user error (a name clash, a vanished cwd) keeps its code: -32602, exit 2.
-    const code = e instanceof RpcError && e.code !== ErrorCode.InternalError ? e.code : ErrorCode.InternalError;
+    const code = e instanceof RpcError && e.code !== ErrorCode.InternalError
+      ? e.code
+      : ErrorCode.InternalError;
     throw new RpcError(
       code,
       `Cannot bring up workspace "${workspace.name}": ${message}; what this call had created was closed again`,
@@ -391,11 +393,29 @@ function cmdline(pid: number): string | null {
   }
 }
 
+/** The numbers of read(2) and readv(2) by architecture (they differ: x86_64's read is 0, arm64's 63). */
+const READ_SYSCALLS: Record<string, readonly number[]> = {
+  x86_64: [0, 19],
+  aarch64: [63, 65],
+};
+
+/**
+ * Whether a /proc/<pid>/syscall line says the process is blocked in read on
+ * fd 0 on `arch` (`Deno.build.arch`). An unknown architecture: never (the
+ * prefill then waits for quiet output instead).
+ */
+export function blockedReadingFd0(line: string, arch: string = Deno.build.arch): boolean {
+  const numbers = READ_SYSCALLS[arch];
+  if (!numbers) return false;
+  const [nr, fd] = line.trim().split(" ");
+  return numbers.includes(Number(nr)) && fd === "0x0";
+}
+
 /** Whether the pane's foreground process is blocked reading its terminal (fd 0). */
 function readingTty(pid: number): boolean {
   const fg = foreground(pid)?.pid ?? pid;
   try {
-    return Deno.readTextFileSync(`/proc/${fg}/syscall`).startsWith("0 0x0 ");
+    return blockedReadingFd0(Deno.readTextFileSync(`/proc/${fg}/syscall`));
   } catch {
     return false;
   }
