@@ -153,14 +153,16 @@ export function lastAssistantText(jsonl: string): string | undefined {
     } catch {
       continue;
     }
+    // A line of `null`, a number or a list is not an entry (the parser fuzz found `null`).
+    if (!entry || typeof entry !== "object") continue;
     const msg = entry.message as { role?: string; content?: unknown } | undefined;
-    if (entry.type !== "assistant" || !msg) continue;
+    if (entry.type !== "assistant" || !msg || typeof msg !== "object") continue;
     const content = msg.content;
     if (typeof content === "string") return str(content);
     if (Array.isArray(content)) {
       const text = content
         .filter((c) => c && typeof c === "object" && (c as { type?: string }).type === "text")
-        .map((c) => (c as { text: string }).text)
+        .map((c) => String((c as { text: unknown }).text ?? ""))
         .join("\n");
       if (text) return str(text);
     }

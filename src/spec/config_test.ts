@@ -6,6 +6,7 @@ const FILE = "/home/u/.config/paneflow/config.jsonc";
 const DEFAULTS = {
   ai_unrestricted: false,
   ai_injection_fence: true,
+  hosts: {},
   submit_paste_delay_ms: 70,
   agent_stall_threshold_secs: 120,
   terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000, kill_grace_ms: 2000 },
