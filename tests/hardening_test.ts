@@ -119,3 +119,34 @@ Deno.test("hardening: system.stats reports memory, fds, workers, the bus and con
     }
   });
 });
+
+Deno.test("hardening: workspace.create and surface.split type their prompt, as workspace.up does", async () => {
+  await withHost({}, async (host) => {
+    const ws = await host.call<{ surface_id: number }>("workspace.create", {
+      command: "stty -echo; echo ready; exec cat",
+      prompt: "create-prompt-text",
+      cwd: host.dir,
+    });
+    const split = await host.call<{ surface_id: number }>("surface.split", {
+      direction: "h",
+      surface_id: ws.surface_id,
+      command: "stty -echo; echo ready; exec cat",
+      prompt: "split-prompt-text",
+      cwd: host.dir,
+    });
+    // Echo is off: the prompt shows only once cat prints the line it was typed into.
+    for (
+      const [id, text] of [[ws.surface_id, "create-prompt-text"], [
+        split.surface_id,
+        "split-prompt-text",
+      ]] as const
+    ) {
+      await waitUntil(`pane ${id} to get its prompt`, async () => {
+        // Enter submits the typed line to cat, which prints it: the prompt was typed (not submitted).
+        await host.call("surface.send_text", { surface_id: id, text: "\r" });
+        const r = await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false });
+        return r.text.includes(text);
+      }, { timeoutMs: 20_000 });
+    }
+  });
+});

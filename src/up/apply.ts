@@ -371,11 +371,19 @@ export async function splitWithWorktree(ctx: HostContext, p: WorktreeSplit): Pro
     ...(pl.name !== null ? { name: pl.name } : {}),
   }, { target: p.target?.id ?? ws.focused, direction: p.direction });
   await st.manager.attach(wt, s.id);
-  if (p.prompt !== undefined) {
-    prefill(ctx, s, p.prompt, { wrapped: false, setupSecs: 0 })
-      .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
-  }
+  if (p.prompt !== undefined) prefillPrompt(ctx, s, p.prompt);
   return s;
+}
+
+/**
+ * Types `prompt` into a new pane once it is ready, as `workspace.up` does
+ * (never submitted); for `workspace.create` and `surface.split`, which take
+ * the same `prompt` field. Runs in the background; a failure is logged.
+ */
+export function prefillPrompt(ctx: HostContext, s: Surface, prompt: string): void {
+  if (!prompt) return;
+  prefill(ctx, s, prompt, { wrapped: false, setupSecs: 0 })
+    .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
 }
 
 /** Quiet time after the program's first output before it counts as ready. */

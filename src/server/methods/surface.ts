@@ -10,7 +10,7 @@ import { defang, fence } from "../../agents/fence.ts";
 import { keyBytes } from "../keys.ts";
 import type { Surface } from "../registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
-import { splitWithWorktree } from "../../up/apply.ts";
+import { prefillPrompt, splitWithWorktree } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
 import { refusedHookFrames } from "../../isolation/hook_token.ts";
 
@@ -201,6 +201,7 @@ export const surface: FamilyHandlers<"surface"> = {
       target: target?.id ?? ws.focused,
       direction: p.direction,
     });
+    if (p.prompt !== undefined) prefillPrompt(ctx, s, p.prompt);
     return registry.describe(s);
   },
 };
