@@ -143,6 +143,7 @@ export async function startSshd(): Promise<Sshd> {
     } catch { /* gone */ }
     await c.status;
   };
+  // deno-lint-ignore require-await
   const dropConnections = async () => {
     const daemon = (child as Deno.ChildProcess | null)?.pid;
     if (!daemon) return;

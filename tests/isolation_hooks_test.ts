@@ -58,7 +58,7 @@ Deno.test("hooks: forged ai.* frames are refused and counted; the pane's own ai-
     });
     assert.equal(after.last_hook, null, "no forged frame reached the tracker");
     const human = await host.cli(["explain", "victim"]);
-    assert.match(human.stdout, /^  refused: 3 hook frame\(s\) without this pane's token/m);
+    assert.match(human.stdout, /^ {2}refused: 3 hook frame\(s\) without this pane's token/m);
     assert.equal(
       (await host.call<{ state: string }>("surface.status", { surface_id: victim })).state !== "thinking",
       true,
