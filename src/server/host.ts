@@ -18,6 +18,7 @@ import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
 import { ClientTable } from "./clients.ts";
+import { promptFiles } from "./prompt_files.ts";
 import type { Connection } from "./connection.ts";
 import { pruneOrphanWorktrees } from "../up/worktree.ts";
 import { HostGuard } from "../isolation/host_guard.ts";
@@ -143,6 +144,11 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   await pruneOrphanWorktrees(opts.socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
 
   const bus = new EventBus();
+  bus.tap((ev) => {
+    if (ev.type === "surface_closed" && typeof ev.surface_id === "number") {
+      void promptFiles.closed(ev.surface_id);
+    }
+  });
   // deno-lint-ignore prefer-const
   let registry: Registry;
   const pool = new PanePool(config.host.pane_workers, (ev) => registry.onWorkerEvent(ev), log);
@@ -183,6 +189,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       // Every pane closed (SIGHUP), then SIGKILL to what outlives it by terminal.kill_grace_ms.
       await guard.stop(() => registry.closeAll().catch(() => {}));
       pool.terminate();
+      await promptFiles.clear();
       for (const c of connections) {
         try {
           c.close();

@@ -11,6 +11,7 @@ import { keyBytes } from "../keys.ts";
 import type { Surface } from "../registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
 import { prefillPrompt, splitWithWorktree } from "../../up/apply.ts";
+import { promptFiles } from "../prompt_files.ts";
 import type { FamilyHandlers } from "./_types.ts";
 import { refusedHookFrames } from "../../isolation/hook_token.ts";
 
@@ -34,6 +35,7 @@ async function writePromptFile(ctx: HostContext, id: number, text: string): Prom
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const path = `${dir}/surface-${id}-${Date.now()}.md`;
   await Deno.writeTextFile(path, text, { mode: 0o600 });
+  promptFiles.add(id, path); // deleted with the pane, or at host stop
   return path;
 }
 
