@@ -100,8 +100,11 @@ export class Client {
   #ended = false;
   /** A connection-level error the host sent (id null), such as "too many connections". */
   #refused: WireError | null = null;
-  /** Whether the host has said anything on this connection yet. */
+  /** Whether the host has said anything on this connection yet, and when it last did. */
   #heard = false;
+  #heardAt = 0;
+  /** The tail of the write queue. */
+  #writing: Promise<void> = Promise.resolve();
   /** Whether this client has said who it is (`system.hello`, sent with its first request). */
   #introduced = false;
   /**
@@ -167,6 +170,7 @@ export class Client {
         const frame = await this.#framing.next();
         if (frame === null || !(frame instanceof Uint8Array)) break;
         this.#heard = true;
+        this.#heardAt = Date.now();
         const text = decoder.decode(frame);
         if (!text.trim()) continue;
         let value: Record<string, unknown>;
@@ -253,23 +257,38 @@ export class Client {
     const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
       const pending: Pending = { method, resolve, reject };
       if (ms > 0) {
-        pending.timer = setTimeout(() => {
+        // The deadline counts the host's silence: a host busy answering earlier
+        // (pipelined) requests on this connection is making progress.
+        const sentAt = Date.now();
+        const check = () => {
           if (this.#pending.get(id) !== pending) return;
+          const left = Math.max(sentAt, this.#heardAt) + ms - Date.now();
+          if (left > 0) {
+            pending.timer = setTimeout(check, left);
+            return;
+          }
           this.#pending.delete(id);
+          const name = method.length > 60 ? `${method.slice(0, 60)}...` : method;
           reject(
             new CliFailure(
-              `No reply from the host on ${this.path} to ${method} within ${secs(ms)}${TIMEOUT_HINT}`,
+              `No reply from the host on ${this.path} to ${name} within ${secs(ms)}${TIMEOUT_HINT}`,
             ),
           );
-        }, ms);
+        };
+        pending.timer = setTimeout(check, ms);
       }
       this.#pending.set(id, pending);
     });
     reply.catch(() => {}); // awaited by the caller; a send failure below must not leave it unhandled
     void this.#pump();
-    let off = 0;
-    try {
+    // One message at a time: a partial write must not interleave with another call's bytes.
+    const write = this.#writing.then(async () => {
+      let off = 0;
       while (off < data.length) off += await this.#conn.write(data.subarray(off));
+    });
+    this.#writing = write.catch(() => {});
+    try {
+      await write;
     } catch {
       // A host that refused the connection (-32000, too many connections) said why before closing.
       await this.#settled();
