@@ -32,7 +32,7 @@ export default defineVerb({
             "start one there with `paneflow serve --detach`",
         );
       }
-      const { startDetached } = await import("./_host.ts");
+      const { startDetached } = await import("../client/autostart.ts");
       await startDetached(path, { shared: true });
       conn = await Deno.connect({ transport: "unix", path });
     }
