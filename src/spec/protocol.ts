@@ -11,7 +11,10 @@ import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
-const WorkspaceIndex = z.number().int().min(0).describe("Zero-based workspace index");
+const WorkspaceIndex = z.union([
+  z.number().int().min(0),
+  z.string().regex(/^w[1-9]\d*$/, 'a workspace id looks like "w3"'),
+]).describe("Zero-based workspace index, or the workspace's stable id (w<N>)");
 const Env = z.record(
   z.string(),
   z.string().refine((v) => !v.includes("\0"), "an environment value cannot hold NUL"),
