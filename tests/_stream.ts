@@ -158,7 +158,9 @@ export class RpcConn {
 
   /** Connects to `socket`. */
   static async open(socket: string): Promise<RpcConn> {
-    return new RpcConn(new Client(await Deno.connect({ transport: "unix", path: socket }), socket));
+    // Tests flood the host on purpose (fuzz, soak): a generous deadline, still not forever.
+    const conn = await Deno.connect({ transport: "unix", path: socket });
+    return new RpcConn(new Client(conn, socket, { timeoutMs: 60_000 }));
   }
 
   /** Sends a request and returns the whole response object. */

@@ -240,8 +240,10 @@ Deno.test("ai-hook always exits 0, quickly: garbage stdin, no host, a host that 
       assert.equal(out.code, 0, `${label}: ${new TextDecoder().decode(out.stderr)}`);
       assert.equal(out.stdout.length, 0, label);
     }));
-    // Deno's start-up plus at most 400 ms for stdin and 400 ms for the host.
-    for (const [label, ms] of Object.entries(times)) assert.ok(ms < 3000, `${label}: ${ms} ms`);
+    // Deno's start-up plus at most 400 ms for stdin and 400 ms for the host. What the agent relies
+    // on is that the hook never holds it up for long (Claude Code waits up to 60 s): on a loaded
+    // machine five start-ups in parallel take seconds, so the margin is wide.
+    for (const [label, ms] of Object.entries(times)) assert.ok(ms < 15_000, `${label}: ${ms} ms`);
     console.log(`ai-hook exit times (ms, 5 in parallel): ${JSON.stringify(times)}`);
   } finally {
     silent.close();

@@ -348,8 +348,10 @@ Deno.test("events: a heartbeat after heartbeat_secs without traffic", async () =
       assert.deepEqual(keys(beats[0].f), ["ts", "type"]);
       const first = beats[0].t - ackAt;
       const gap = beats[1].t - beats[0].t;
-      assert.ok(first >= 250 && first < 2000, `first heartbeat after ${first.toFixed(0)} ms`);
-      assert.ok(gap >= 250 && gap < 2000, `heartbeat gap ${gap.toFixed(0)} ms`);
+      // Never before heartbeat_secs of silence; after it, soon (a loaded machine delays timers by
+      // seconds, so the upper bound only catches a stream that stopped beating).
+      assert.ok(first >= 250 && first < 10_000, `first heartbeat after ${first.toFixed(0)} ms`);
+      assert.ok(gap >= 250 && gap < 10_000, `heartbeat gap ${gap.toFixed(0)} ms`);
       assert.equal(
         s.frames.filter((f) => f.type !== "heartbeat").length,
         1,

@@ -332,7 +332,7 @@ Deno.test("protocol: the 17th concurrent connection gets -32000 and is closed", 
       assert.equal(busy.code, 1);
       assert.match(
         busy.stderr,
-        /^paneflow: Too many connections: the host serves at most 16 at once; retry later\n$/,
+        /^paneflow: Too many connections: the host serves at most 16 calls at once, held by .*; retry later \(see them with: paneflow clients\)\n$/,
       );
       // The 16 held connections still work.
       await held[15].write(req("still", "system.ping"));

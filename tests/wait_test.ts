@@ -24,18 +24,22 @@ function startWait(host: TestHost, args: string[]): CliChild {
 }
 
 /**
- * Starts `paneflow wait` processes and returns once each holds its two
- * connections (requests and events), so what the test does next happens while
+ * Starts `paneflow wait` processes and returns once each holds its one
+ * connection, subscribed to events, so what the test does next happens while
  * they wait rather than before they looked.
  */
 async function startWaits(host: TestHost, argsList: string[][]): Promise<CliChild[]> {
   await waitUntil("no other connections", () => hostConnections(host.socket) === 0);
   const children = argsList.map((args) => startWait(host, args));
   try {
-    await waitUntil(`${children.length} waits to connect`, () => {
+    await waitUntil(`${children.length} waits to connect`, async () => {
       const failed = children.find((c) => c.done());
       if (failed) throw new Error(`wait exited early: ${failed.stderr()}`);
-      return hostConnections(host.socket) === 2 * children.length;
+      // One connection each, subscribed: the host lists it as a `wait` event stream.
+      const { clients } = await host.call<{ clients: { verb: string | null; stream: boolean }[] }>(
+        "system.clients",
+      );
+      return clients.filter((c) => c.verb === "wait" && c.stream).length === children.length;
     });
   } catch (e) {
     await reap(children);

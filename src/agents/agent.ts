@@ -13,12 +13,12 @@ import { detectFamily } from "./detect.ts";
 import type { AiFrame } from "./hook.ts";
 import { foregroundGroup, type ProcessInfo } from "../server/pane/proc.ts";
 
-/** Screen rules per agent family. */
-export const SCREENS: Record<string, ScreenRules> = {
-  claude: CLAUDE_SCREEN,
-  codex: CODEX_SCREEN,
-  gemini: GEMINI_SCREEN,
-};
+/** Screen rules by agent family: a Map, so a client's tool string ("constructor") finds nothing. */
+export const SCREENS = new Map<string, ScreenRules>([
+  ["claude", CLAUDE_SCREEN],
+  ["codex", CODEX_SCREEN],
+  ["gemini", GEMINI_SCREEN],
+]);
 
 /** Exit codes of an agent that mean "stopped by a signal", not an error. */
 export const SIGNAL_EXITS = new Set([129, 130, 137, 143]);

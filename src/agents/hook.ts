@@ -16,7 +16,7 @@ export type AiMethod =
   | "ai.session_end";
 
 /** Hook event names (Claude Code's, and ours in snake case) → the frame they post. */
-const EVENTS: Record<string, AiMethod> = {
+const EVENTS = new Map<string, AiMethod>(Object.entries({
   SessionStart: "ai.session_start",
   UserPromptSubmit: "ai.prompt_submit",
   PreToolUse: "ai.tool_use",
@@ -42,7 +42,7 @@ const EVENTS: Record<string, AiMethod> = {
   AfterAgent: "ai.stop",
   BeforeTool: "ai.tool_use",
   AfterTool: "ai.tool_use",
-};
+}));
 
 /** The prompt of Codex's title side-thread, whose `notify` is not the user's turn. */
 const CODEX_TITLE_PROMPT = /^Generate a concise, single-line task title/;
@@ -93,7 +93,7 @@ export function describeToolCall(toolName: unknown, input: unknown): string | un
 
 /** The method a hook event posts, or null for events we do not track. */
 export function methodFor(event: string): AiMethod | null {
-  return EVENTS[event] ?? null;
+  return EVENTS.get(event) ?? null; // a Map: "constructor" is not an event
 }
 
 /** Builds the frame for a hook event from its stdin payload (any JSON; garbage is `{}`). */
@@ -186,19 +186,21 @@ export function lastAssistantText(jsonl: string): string | undefined {
     } catch {
       continue;
     }
+    // A line of `null`, a number or a list is not an entry (the parser fuzz found `null`).
+    if (!entry || typeof entry !== "object") continue;
     // Gemini CLI's chat log: `{"type":"gemini","content":"<reply text>"}`; a user entry ends the search.
     if (entry.type === "gemini" && typeof entry.content === "string" && entry.content) {
       return str(entry.content);
     }
     if (entry.type === "user" && typeof entry.id === "string" && !("message" in entry)) return undefined;
     const msg = entry.message as { role?: string; content?: unknown } | undefined;
-    if (entry.type !== "assistant" || !msg) continue;
+    if (entry.type !== "assistant" || !msg || typeof msg !== "object") continue;
     const content = msg.content;
     if (typeof content === "string") return str(content);
     if (Array.isArray(content)) {
       const text = content
         .filter((c) => c && typeof c === "object" && (c as { type?: string }).type === "text")
-        .map((c) => (c as { text: string }).text)
+        .map((c) => String((c as { text: unknown }).text ?? ""))
         .join("\n");
       if (text) return str(text);
     }

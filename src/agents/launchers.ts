@@ -16,7 +16,8 @@ export const DEFAULT_LAUNCHERS: Readonly<Record<string, string>> = {
 
 /** The launcher table: defaults, then the config's `agents.<name>.command`. */
 export function launchers(config: { agents: Record<string, { command: string }> }): Record<string, string> {
-  const table: Record<string, string> = { ...DEFAULT_LAUNCHERS };
+  // No prototype: an agent named "constructor" or "__proto__" is unknown, not Object's.
+  const table: Record<string, string> = Object.assign(Object.create(null), DEFAULT_LAUNCHERS);
   for (const [name, { command }] of Object.entries(config.agents)) table[name] = command;
   return table;
 }

@@ -74,7 +74,7 @@ export class AgentTracker {
         if (a) {
           // An agent whose screen paneflow reads is active when its transcript
           // changes (a spinner redrawing is not activity); others on any output.
-          if (!SCREENS[a.tool]?.activity) this.#active(a);
+          if (!SCREENS.get(a.tool)?.activity) this.#active(a);
           this.#scheduleScreen(id);
         }
         break;
@@ -111,7 +111,7 @@ export class AgentTracker {
     const a = this.#agents.get(id);
     const s = this._registry.surfaces.get(id);
     if (!a || !s || s.exit) return;
-    const rules = SCREENS[a.tool];
+    const rules = SCREENS.get(a.tool);
     if (!rules) return;
     const r = await this._pool.read(id, s.rows, 0);
     const verdict = classifyScreen(rules, r.lines.join("\n"));
@@ -353,8 +353,8 @@ export class AgentTracker {
             `turn since (rule "${screen.rule}")`;
         }
       } else {
-        state = SCREENS[a.tool] ? a.state : "unknown_running";
-        why = SCREENS[a.tool]
+        state = SCREENS.get(a.tool) ? a.state : "unknown_running";
+        why = SCREENS.get(a.tool)
           ? "no hook, and no screen rule has matched yet"
           : `no hook, and paneflow has no screen rules for ${a.tool}`;
       }
@@ -522,7 +522,7 @@ export class AgentTracker {
           message: a.screen.message,
           note: a.screen.note,
           age_ms: now - a.screen.at,
-          rules_version: SCREENS[a.tool]?.version ?? null,
+          rules_version: SCREENS.get(a.tool)?.version ?? null,
         }
         : null,
       why: a ? a.why : s.exit ? "the pane's program has exited" : "no agent process detected in this pane",
@@ -585,7 +585,7 @@ export class AgentTracker {
 
   /** The screen rules of the pane's agent, or null. */
   rulesOf(id: number): ScreenRules | null {
-    return SCREENS[this.toolOf(id) ?? ""] ?? null;
+    return SCREENS.get(this.toolOf(id) ?? "") ?? null;
   }
 
   /** Reads and classifies the pane's screen now (for the submit transaction). */

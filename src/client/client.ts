@@ -33,6 +33,45 @@ export function isRemote(address: string): boolean {
   return !address.startsWith("/");
 }
 
+/** The reply deadline when `PANEFLOW_TIMEOUT` is unset, in seconds. */
+export const DEFAULT_TIMEOUT_SECS = 5;
+
+/**
+ * Methods that legitimately take longer than a quick reply (a submit waits
+ * for the agent's evidence, `up` spawns panes): they get
+ * {@link SLOW_FACTOR} times the deadline, after a ping has shown that the
+ * host answers at all.
+ */
+const SLOW_METHODS = new Set([
+  "surface.send_text",
+  "workspace.up",
+  "workspace.create",
+  "surface.split",
+  "system.shutdown",
+]);
+const SLOW_FACTOR = 24;
+
+/**
+ * The reply (and connect) deadline in ms: `$PANEFLOW_TIMEOUT` seconds, else
+ * {@link DEFAULT_TIMEOUT_SECS}. A value that is not a positive number is a
+ * usage error.
+ */
+export function replyDeadlineMs(env: { get(k: string): string | undefined } = Deno.env): number {
+  const raw = env.get("PANEFLOW_TIMEOUT");
+  if (raw === undefined || raw === "") return DEFAULT_TIMEOUT_SECS * 1000;
+  const secs = Number(raw);
+  if (!Number.isFinite(secs) || secs <= 0) {
+    throw new UsageError(`PANEFLOW_TIMEOUT must be a positive number of seconds, not "${raw}"`);
+  }
+  return secs * 1000;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** The reply deadline in ms; 0 for none (a call meant to block). Default: the client's. */
+  timeoutMs?: number;
+}
+
 /** A JSON-RPC error object. */
 type WireError = { code: number; message: string; data?: { reason?: string } };
 
@@ -44,6 +83,7 @@ export interface Inbound {
 
 interface Pending {
   method: string;
+  timer?: ReturnType<typeof setTimeout>;
   resolve: (res: Record<string, unknown>) => void;
   reject: (e: Error) => void;
 }
@@ -60,11 +100,24 @@ export class Client {
   #ended = false;
   /** A connection-level error the host sent (id null), such as "too many connections". */
   #refused: WireError | null = null;
+  /** Whether the host has said anything on this connection yet, and when it last did. */
+  #heard = false;
+  #heardAt = 0;
+  /** The tail of the write queue. */
+  #writing: Promise<void> = Promise.resolve();
+  /** Whether this client has said who it is (`system.hello`, sent with its first request). */
+  #introduced = false;
+  /**
+   * The reply deadline of each call, in ms (0: none); from `PANEFLOW_TIMEOUT`.
+   * A client meant to block (an event stream's reader) sets 0.
+   */
+  timeoutMs: number;
 
   /** A client over `conn`; `path` names the host in messages. */
-  constructor(conn: Duplex, readonly path: string) {
+  constructor(conn: Duplex, readonly path: string, opts: { timeoutMs?: number } = {}) {
     this.#conn = conn;
     this.#framing = ndjson(conn);
+    this.timeoutMs = opts.timeoutMs ?? replyDeadlineMs();
   }
 
   /**
@@ -78,11 +131,19 @@ export class Client {
       const duplex = await remoteDuplex(path, opts);
       return await Client.#checked(new Client(duplex, `host "${duplex.target.label}"`));
     }
+    const timeoutMs = replyDeadlineMs();
+    let conn: Duplex;
     try {
-      return new Client(await connectUnix(path), path);
-    } catch {
+      conn = await withDeadline(connectUnix(path), timeoutMs, (c) => c.close());
+    } catch (e) {
+      if (e instanceof DeadlinePassed) {
+        throw new CliFailure(
+          `Instance unreachable: connecting to ${path} took over ${secs(timeoutMs)}${TIMEOUT_HINT}`,
+        );
+      }
       throw new CliFailure(`Instance unreachable: no paneflow host answers on ${path}; ${START_HINT}`);
     }
+    return new Client(conn, path, { timeoutMs });
   }
 
   /**
@@ -131,6 +192,8 @@ export class Client {
       while (true) {
         const frame = await this.#framing.next();
         if (frame === null || !(frame instanceof Uint8Array)) break;
+        this.#heard = true;
+        this.#heardAt = Date.now();
         const text = decoder.decode(frame);
         if (!text.trim()) continue;
         let value: Record<string, unknown>;
@@ -145,9 +208,12 @@ export class Client {
         if (reply && typeof id === "number" && this.#pending.has(id)) {
           const p = this.#pending.get(id)!;
           this.#pending.delete(id);
+          clearTimeout(p.timer);
           p.resolve(value);
           continue;
         }
+        // The late reply to a call that passed its deadline: nobody waits for it.
+        if (reply && typeof id === "number" && id > 0 && id <= this.#id) continue;
         if (reply && id === null && value.error) {
           // Said to the connection as a whole, then it closes.
           this.#refused = value.error as WireError;
@@ -161,23 +227,40 @@ export class Client {
     } finally {
       this.#ended = true;
       const err = () => this.#refused ? toRpcError(this.#refused) : this.#gone();
-      for (const p of this.#pending.values()) p.reject(err());
+      for (const p of this.#pending.values()) {
+        clearTimeout(p.timer);
+        p.reject(err());
+      }
       this.#pending.clear();
       for (const r of this.#readers.splice(0)) r(null);
     }
   }
 
   /** Sends a request; returns its id. The reply is matched by id and awaited with {@link request}. */
-  async send(method: string, params: unknown = {}): Promise<number> {
-    return (await this.#start(method, params)).id;
+  async send(method: string, params: unknown = {}, opts: CallOptions = {}): Promise<number> {
+    return (await this.#start(method, params, opts)).id;
+  }
+
+  /** The deadline of one call: the client's, many times it for a slow method. */
+  #deadlineOf(method: string, opts: CallOptions): number {
+    if (opts.timeoutMs !== undefined) return opts.timeoutMs;
+    if (!this.timeoutMs) return 0;
+    return SLOW_METHODS.has(method) ? this.timeoutMs * SLOW_FACTOR : this.timeoutMs;
   }
 
   async #start(
     method: string,
     params: unknown,
+    opts: CallOptions = {},
   ): Promise<{ id: number; reply: Promise<Record<string, unknown>> }> {
+    const ms = this.#deadlineOf(method, opts);
+    // A long deadline is only for a host known to answer: a listener that
+    // never does is found out within the short one.
+    if (!this.#heard && this.timeoutMs && (ms === 0 || ms > this.timeoutMs) && method !== "system.ping") {
+      await this.request("system.ping", {}, { timeoutMs: this.timeoutMs });
+    }
     const id = ++this.#id;
-    const data = encodeLine({ jsonrpc: "2.0", id, method, params });
+    let data = encodeLine({ jsonrpc: "2.0", id, method, params });
     // The host would refuse it and close the connection mid-write: say why here instead.
     if (data.length > MAX_LINE_BYTES + 1) {
       throw new UsageError(
@@ -185,17 +268,54 @@ export class Client {
       );
     }
     if (this.#ended) throw this.#refused ? toRpcError(this.#refused) : this.#gone();
-    const reply = new Promise<Record<string, unknown>>((resolve, reject) =>
-      this.#pending.set(id, { method, resolve, reject })
-    );
+    if (!this.#introduced) {
+      // A notification (no reply, no round trip): the host lists us in system.clients.
+      this.#introduced = true;
+      const hello = encodeLine({ jsonrpc: "2.0", method: "system.hello", params: selfDescription() });
+      const both = new Uint8Array(hello.length + data.length);
+      both.set(hello);
+      both.set(data, hello.length);
+      data = both;
+    }
+    const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
+      const pending: Pending = { method, resolve, reject };
+      if (ms > 0) {
+        // The deadline counts the host's silence: a host busy answering earlier
+        // (pipelined) requests on this connection is making progress.
+        const sentAt = Date.now();
+        const check = () => {
+          if (this.#pending.get(id) !== pending) return;
+          const left = Math.max(sentAt, this.#heardAt) + ms - Date.now();
+          if (left > 0) {
+            pending.timer = setTimeout(check, left);
+            return;
+          }
+          this.#pending.delete(id);
+          const name = method.length > 60 ? `${method.slice(0, 60)}...` : method;
+          reject(
+            new CliFailure(
+              `No reply from the host on ${this.path} to ${name} within ${secs(ms)}${TIMEOUT_HINT}`,
+            ),
+          );
+        };
+        pending.timer = setTimeout(check, ms);
+      }
+      this.#pending.set(id, pending);
+    });
     reply.catch(() => {}); // awaited by the caller; a send failure below must not leave it unhandled
     void this.#pump();
-    let off = 0;
-    try {
+    // One message at a time: a partial write must not interleave with another call's bytes.
+    const write = this.#writing.then(async () => {
+      let off = 0;
       while (off < data.length) off += await this.#conn.write(data.subarray(off));
+    });
+    this.#writing = write.catch(() => {});
+    try {
+      await write;
     } catch {
       // A host that refused the connection (-32000, too many connections) said why before closing.
       await this.#settled();
+      clearTimeout(this.#pending.get(id)?.timer);
       this.#pending.delete(id);
       if (this.#refused) throw toRpcError(this.#refused);
       throw this.#gone();
@@ -212,14 +332,22 @@ export class Client {
   }
 
   /** Sends a request and returns the whole response object (result or error). */
-  async request(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
-    const { reply } = await this.#start(method, params);
+  async request(
+    method: string,
+    params: unknown = {},
+    opts: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const { reply } = await this.#start(method, params, opts);
     return await reply;
   }
 
-  /** Calls a method and returns its result; throws {@link RpcError}. */
-  async call<T = Record<string, unknown>>(method: string, params: unknown = {}): Promise<T> {
-    const res = await this.request(method, params);
+  /** Calls a method and returns its result; throws {@link RpcError}, or CliFailure past the deadline. */
+  async call<T = Record<string, unknown>>(
+    method: string,
+    params: unknown = {},
+    opts: CallOptions = {},
+  ): Promise<T> {
+    const res = await this.request(method, params, opts);
     if (res.error) throw toRpcError(res.error as WireError);
     const result = res.result as Record<string, unknown> | undefined;
     if (result && typeof result === "object" && "error" in result && Object.keys(result).length === 1) {
@@ -275,6 +403,36 @@ export class Client {
       this.#conn.close();
     } catch { /* already closed */ }
   }
+}
+
+/** What `system.hello` says: this program, its pid and its verb. */
+function selfDescription(): { name: string; pid: number; verb?: string } {
+  const verb = Deno.args.find((a) => !a.startsWith("-"));
+  return { name: "paneflow", pid: Deno.pid, ...(verb && verb.length <= 100 ? { verb } : {}) };
+}
+
+const TIMEOUT_HINT = "; is it a paneflow host? (PANEFLOW_TIMEOUT=<secs> sets the deadline)";
+
+function secs(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+class DeadlinePassed extends Error {}
+
+/** `p`, or DeadlinePassed after `ms` (a value arriving later is handed to `late`). */
+function withDeadline<T>(p: Promise<T>, ms: number, late: (v: T) => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let passed = false;
+  p.then((v) => passed && late(v), () => {});
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        passed = true;
+        reject(new DeadlinePassed());
+      }, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function toRpcError(e: WireError): RpcError {

@@ -170,6 +170,13 @@ export class EventBus {
     }
   }
 
+  /** The deepest subscriber queue (frames waiting), for `system.stats`. */
+  maxQueue(): number {
+    let max = 0;
+    for (const sub of this.#subs) max = Math.max(max, sub.pending);
+    return max;
+  }
+
   /** Number of subscribers. */
   get size(): number {
     return this.#subs.length;

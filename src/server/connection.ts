@@ -36,6 +36,10 @@ export class Connection {
   readonly kind: string;
   /** Exempt from the idle read deadline (a ptywright client sits quietly between calls). */
   keepAlive = false;
+  /** When it was opened (ms since the epoch). */
+  readonly openedAt = Date.now();
+  /** Whether it carries an event stream (`events.subscribe`), budgeted apart from calls. */
+  stream = false;
   #write: MessageWriter;
   #queue: Promise<void> = Promise.resolve();
   #busy = 0;

@@ -14,6 +14,8 @@ import type { Sessions } from "../session/mod.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import type { PaneIO } from "../paneio/service.ts";
 import type { Connection } from "./connection.ts";
+import type { ClientTable } from "./clients.ts";
+import type { EventBus } from "./bus.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -36,6 +38,10 @@ export interface HostContext {
   paneio?: PaneIO;
   /** Open connections by id (a handler may act for another one: `cancel_wait`). */
   connections?: ReadonlyMap<number, Connection>;
+  /** The connections it serves (`system.clients`, `system.stats`). */
+  clients?: ClientTable;
+  /** The event bus (`system.stats`). */
+  bus?: EventBus;
 }
 
 /**

@@ -19,6 +19,8 @@ import type { Connection } from "./connection.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
+import { ClientTable } from "./clients.ts";
+import { promptFiles } from "../agents/prompt_files.ts";
 import { pruneOrphanWorktrees } from "../up/worktree.ts";
 import { HostGuard } from "../isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
@@ -149,6 +151,11 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   await pruneOrphanWorktrees(opts.socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
 
   const bus = new EventBus();
+  bus.tap((ev) => {
+    if (ev.type === "surface_closed" && typeof ev.surface_id === "number") {
+      void promptFiles.closed(ev.surface_id);
+    }
+  });
   // deno-lint-ignore prefer-const
   let registry: Registry;
   // deno-lint-ignore prefer-const
@@ -156,7 +163,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const pool = new PanePool(config.host.pane_workers, (ev) => {
     registry.onWorkerEvent(ev);
     sessions.onWorkerEvent(ev);
-  });
+  }, log);
   registry = new Registry(config, pool, bus, opts.socketPath);
   sessions = new Sessions(registry, pool);
   const plugins = new PluginHost(sessions, pool, opts.plugins);
@@ -185,6 +192,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         // Every pane closed (SIGHUP), then SIGKILL to what outlives it by terminal.kill_grace_ms.
         await guard.stop(() => registry.closeAll().catch(() => {}));
         pool.terminate();
+        await promptFiles.clear();
       },
     },
     { name: "agents", dispose: () => agents.dispose() },
@@ -220,6 +228,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   let resolveDone = () => {};
   const done = new Promise<void>((r) => (resolveDone = r));
   const connections = new Set<Deno.UnixConn>();
+  const clients = new ClientTable();
 
   const stop = () => {
     stopping ??= (async () => {
@@ -267,6 +276,8 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     sessions,
     plugins,
     connections: open,
+    clients,
+    bus,
   };
   for (const service of services) await service.start?.(ctx);
   const connOpts = {
@@ -283,14 +294,15 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   (async () => {
     try {
       for await (const conn of listener) {
-        if (connections.size >= MAX_CONNECTIONS) {
+        // Calls are budgeted apart from event streams (a connection that subscribed no longer counts).
+        if (!clients.admitsCall()) {
           writeJson(conn, {
             jsonrpc: "2.0",
             id: null,
             error: {
               code: ErrorCode.Backpressure,
               message:
-                `Too many connections: the host serves at most ${MAX_CONNECTIONS} at once; retry later`,
+                `Too many connections: the host serves at most ${MAX_CONNECTIONS} calls at once, held by ${clients.holders()}; retry later (see them with: paneflow clients)`,
             },
           }).catch(() => {}).finally(() => conn.close());
           continue;

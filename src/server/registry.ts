@@ -120,8 +120,16 @@ export class Registry {
     return this.workspaces.indexOf(ws);
   }
 
-  /** The workspace at `index` (default: the active one). */
-  workspaceAt(index?: number): Workspace {
+  /** The workspace at `index`, or with stable id `w<key>` (default: the active one). */
+  workspaceAt(index?: number | string): Workspace {
+    if (typeof index === "string") {
+      const key = Number(index.slice(1));
+      const ws = this.workspaces.find((w) => w.key === key);
+      if (!ws) {
+        throw invalid(`No workspace ${index} (closed, or never created)`, ErrorReason.WorkspaceNotFound);
+      }
+      return ws;
+    }
     const i = index ?? this.activeIndex;
     const ws = this.workspaces[i];
     if (!ws) {
@@ -335,9 +343,9 @@ export class Registry {
   }
 
   /** Makes a workspace active. */
-  select(index: number): Workspace {
+  select(index: number | string): Workspace {
     const ws = this.workspaceAt(index);
-    this.#active = index;
+    this.#active = this.indexOf(ws);
     return ws;
   }
 
@@ -466,6 +474,8 @@ export class Registry {
     const index = this.indexOf(ws);
     return {
       index,
+      /** Stable while the host runs: the index shifts when an earlier workspace closes. */
+      id: `w${ws.key}`,
       title: ws.title,
       active: index === this.activeIndex,
       layout: ws.preset ?? "custom",

@@ -9,7 +9,8 @@
  */
 import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
 import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
-import type { EventBus } from "./bus.ts";
+import type { EventBus, Subscription } from "./bus.ts";
+import { type ClientTable, MAX_STREAMS } from "./clients.ts";
 import { Connection } from "./connection.ts";
 import type { HostContext } from "./context.ts";
 import { dispatch } from "./dispatch.ts";
@@ -30,6 +31,8 @@ export interface ConnectionOptions {
   kind?: string;
   /** Called with the connection object once it exists (the host tracks them). */
   onConnection?: (conn: Connection) => void;
+  /** The host's connection table: the event-stream budget is checked there. */
+  clients?: ClientTable;
 }
 
 /**
@@ -61,6 +64,8 @@ function redactError(value: unknown): unknown {
   const message = redact(err.message);
   return message === err.message ? value : { ...(value as object), error: { ...err, message } };
 }
+/** An event stream's write deadline, in idle deadlines (30 s each by default). */
+export const STREAM_GRACE = 4;
 
 function errorResponse(code: number, message: string, id: unknown = null): Response {
   return { jsonrpc: "2.0", id, error: { code, message } };
@@ -100,17 +105,22 @@ export async function serveConnection(
 ): Promise<void> {
   const framing = makeFraming(opts.framing ?? "ndjson", conn, { maxBytes: MAX_LINE_BYTES });
   // Every error message is redacted with the default policy before it goes out (ptywright's rule).
-  const connection = new Connection(
+  // An event stream's reader may lag (its queue sheds with `dropped`); one that
+  // reads nothing for STREAM_GRACE idle deadlines is closed, freeing its slot.
+  const connection: Connection = new Connection(
     opts.kind ?? "socket",
-    (value) => writeWithin(framing, redactError(value), opts.idleTimeoutMs),
+    (value) =>
+      writeWithin(framing, redactError(value), opts.idleTimeoutMs * (connection.stream ? STREAM_GRACE : 1)),
   );
   opts.onConnection?.(connection);
   const reply = (value: unknown) => connection.send(value);
+  let sub: Subscription | null = null;
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      // A ptywright client sits quietly between calls (keepAlive): no idle deadline for it.
-      const idle = opts.idleTimeoutMs && !connection.keepAlive
+      // A ptywright client sits quietly between calls (keepAlive), and a stream's reader need not send
+      // anything (its write deadline sheds it if it stops reading): no idle deadline for either.
+      const idle = opts.idleTimeoutMs && !connection.keepAlive && !sub
         ? new Promise<"idle">((resolve) => {
           timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
         })
@@ -145,8 +155,13 @@ export async function serveConnection(
         continue;
       }
       if (req.method === "events.subscribe") {
-        await streamEvents(framing, req.id, req.params, opts);
-        return;
+        // The connection keeps answering calls; events share its ordered queue.
+        sub = await subscribe(connection, req.id, req.params, opts, sub, () => {
+          try {
+            conn.close();
+          } catch { /* closed */ }
+        });
+        continue;
       }
       await connection.reply(async () => {
         const res = await dispatch(ctx, req, connection);
@@ -156,6 +171,7 @@ export async function serveConnection(
   } catch {
     // The peer went away mid-write; nothing to answer.
   } finally {
+    sub?.close();
     await connection.close();
     try {
       conn.close();
@@ -163,43 +179,67 @@ export async function serveConnection(
   }
 }
 
-async function streamEvents(framing: Framing, id: unknown, params: unknown, opts: ConnectionOptions) {
+/**
+ * Turns `connection` into an event stream as well: the ack, then every event
+ * (a heartbeat after `heartbeatMs` of silence) through the connection's
+ * queue, whose write deadline sheds a reader that stopped reading (`shed`
+ * closes the connection). Returns the subscription, or the previous one
+ * when the request is refused.
+ */
+async function subscribe(
+  connection: Connection,
+  id: unknown,
+  params: unknown,
+  opts: ConnectionOptions,
+  current: Subscription | null,
+  shed: () => void,
+): Promise<Subscription | null> {
+  if (current) {
+    await connection.send(
+      errorResponse(ErrorCode.InvalidRequest, "This connection is already subscribed", id),
+    );
+    return current;
+  }
   const parsed = SubscribeParams.safeParse(params);
   if (!parsed.success) {
-    await framing.write(
+    await connection.send(
       errorResponse(
         ErrorCode.InvalidParams,
         `Invalid params for events.subscribe: ${describeZodError(parsed.error)}`,
         id,
       ),
     );
-    return;
+    return null;
   }
+  if (opts.clients && !connection.stream && !opts.clients.admitsStream()) {
+    await connection.send(
+      errorResponse(
+        ErrorCode.Backpressure,
+        `Too many event streams: the host serves at most ${MAX_STREAMS} at once; retry later`,
+        id,
+      ),
+    );
+    return null;
+  }
+  connection.stream = true;
   const sub = opts.bus.subscribe({
     // An empty list filters nothing, like an absent one.
     surfaces: parsed.data.surfaces?.length ? new Set(parsed.data.surfaces) : undefined,
     types: parsed.data.types?.length ? new Set(parsed.data.types) : undefined,
   });
-  // Input on a stream is ignored; the peer closing its end, or a framing
-  // error (an oversized line is reported without being consumed, so looping
-  // on it would spin forever and starve the host), ends the stream.
+  await connection.send({ type: "subscribed", id });
   (async () => {
     try {
       while (true) {
-        const frame = await framing.next();
-        if (frame === null || "fatal" in frame) break;
+        const ev = await sub.next(opts.heartbeatMs);
+        if (ev === null || connection.closed) return;
+        await connection.send(ev === undefined ? { type: "heartbeat", ts: Date.now() } : ev);
       }
-    } catch { /* closed */ }
-    sub.close();
-  })();
-  try {
-    await framing.write({ type: "subscribed", id });
-    while (true) {
-      const ev = await sub.next(opts.heartbeatMs);
-      if (ev === null) return;
-      await framing.write(ev === undefined ? { type: "heartbeat", ts: Date.now() } : ev);
+    } catch {
+      shed(); // the write deadline passed: a reader that stopped reading
+    } finally {
+      sub.close();
     }
-  } finally {
-    sub.close();
-  }
+  })();
+  return sub;
 }

@@ -56,7 +56,13 @@ function lineCol(text: string, offset: number): string {
 /** Parses config text; throws one line naming the file and the problem. */
 export function parseConfig(text: string, file: string): Config {
   const errors: ParseError[] = [];
-  const raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  let raw: unknown;
+  try {
+    raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  } catch (e) {
+    if (e instanceof RangeError) throw new Error(`Invalid config ${file}: nested too deeply`);
+    throw e;
+  }
   // An empty file, or one whose every line is commented out, means all defaults.
   const empty = errors.length === 1 && printParseErrorCode(errors[0].error) === "ValueExpected" &&
     stripComments(text).trim() === "";
@@ -66,16 +72,26 @@ export function parseConfig(text: string, file: string): Config {
       `Invalid config ${file}:${lineCol(text, e.offset)}: ${printParseErrorCode(e.error)}`,
     );
   }
-  const result = ConfigSchema.safeParse(empty ? {} : raw);
+  let result;
+  try {
+    result = ConfigSchema.safeParse(empty ? {} : raw);
+  } catch (e) {
+    // The parser fuzz found it: a value nested thousands deep overflows the stack.
+    if (e instanceof RangeError) throw new Error(`Invalid config ${file}: nested too deeply`);
+    throw e;
+  }
   if (!result.success) {
     const issue = result.error.issues[0];
+    // One line whatever the keys hold (a key may contain a newline or a quote).
+    const quote = (key: string) => /^[^"\\\p{Cc}\p{Cf}]*$/u.test(key) ? `"${key}"` : JSON.stringify(key);
+    const oneLine = (m: string) => m.replace(/[\r\n]+/g, " ");
     const at = issue.path.join(".");
     if (issue.code === "unrecognized_keys") {
       const key = [...issue.path, issue.keys[0]].join(".");
-      throw new Error(`Unknown config key "${key}" in ${file}`);
+      throw new Error(`Unknown config key ${quote(key)} in ${file}`);
     }
-    if (!at) throw new Error(`Invalid config ${file}: ${issue.message}`);
-    throw new Error(`Invalid config key "${at}" in ${file}: ${issue.message}`);
+    if (!at) throw new Error(`Invalid config ${file}: ${oneLine(issue.message)}`);
+    throw new Error(`Invalid config key ${quote(at)} in ${file}: ${oneLine(issue.message)}`);
   }
   return result.data;
 }

@@ -12,7 +12,10 @@ import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "../paneio/protocol.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
-const WorkspaceIndex = z.number().int().min(0).describe("Zero-based workspace index");
+const WorkspaceIndex = z.union([
+  z.number().int().min(0),
+  z.string().regex(/^w[1-9]\d*$/, 'a workspace id looks like "w3"'),
+]).describe("Zero-based workspace index, or the workspace's stable id (w<N>)");
 const Env = z.record(
   z.string(),
   z.string().refine((v) => !v.includes("\0"), "an environment value cannot hold NUL"),
@@ -93,6 +96,13 @@ export const methods = {
   "system.capabilities": Empty,
   "system.identify": Empty,
   "system.shutdown": Empty,
+  "system.hello": z.strictObject({
+    name: z.string().max(100).optional(),
+    pid: z.number().int().positive().optional(),
+    verb: z.string().max(100).optional(),
+  }).describe("Says who this client is (shown by system.clients)"),
+  "system.clients": Empty,
+  "system.stats": Empty,
   "workspace.list": Empty,
   "workspace.current": Empty,
   "workspace.create": z.strictObject({
@@ -132,6 +142,8 @@ export const methods = {
     surface_id: SurfaceId,
     pattern: z.string().min(1),
     max_matches: Count.optional(),
+    fenced: z.boolean().optional()
+      .describe("Fence the matches as untrusted output (default: ai_injection_fence)"),
   }),
   "surface.rename": z.strictObject({ surface_id: SurfaceId, name: Name.nullable() }),
   "surface.focus": z.strictObject({ surface_id: SurfaceId }),

@@ -134,7 +134,9 @@ export function formatPath(path: KeyPath): string {
 /** `file:line:column: key: message`. */
 export function formatIssue(i: LocatedIssue): string {
   const where = `${i.file}:${i.line}:${i.column}`;
-  return i.path.length ? `${where}: ${formatPath(i.path)}: ${i.message}` : `${where}: ${i.message}`;
+  // One line per issue even when a value quoted in the message holds a line break (parser fuzz).
+  const message = i.message.replace(/\r?\n|\r/g, "\\n");
+  return i.path.length ? `${where}: ${formatPath(i.path)}: ${message}` : `${where}: ${message}`;
 }
 
 /** Attaches file positions to issues and sorts them by position. */

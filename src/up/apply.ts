@@ -102,6 +102,14 @@ function stateFor(ctx: HostContext): UpState {
 }
 
 /** Invalid spec: every problem with its key path, for the CLI to locate in the file. */
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
 function specError(issues: Issue[]): RpcError {
   return new RpcError(
     ErrorCode.InvalidParams,
@@ -207,6 +215,14 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
           cwd = p.worktree.path;
         }
       }
+      // A directory removed since the spec was checked is the caller's problem (-32602), not ours.
+      if (!isDirectory(cwd)) {
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          `panes[${p.index}]: the working directory ${cwd} does not exist (any more)`,
+          { reason: "invalid_spec" },
+        );
+      }
       const opts: PaneOptions = { cwd, env: p.env, ...(p.name !== null ? { name: p.name } : {}) };
       if (p.setup !== null) {
         opts.argv = [
@@ -255,8 +271,12 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
     for (const s of created.reverse()) await reg.closeSurface(s).catch(() => {});
     for (const wt of createdWorktrees) await teardownWorktree({ ...wt, teardown: "auto" }).catch(() => {});
     const message = e instanceof RpcError || e instanceof Error ? e.message : String(e);
+    // A user error (a name clash, a vanished cwd) keeps its code: -32602, exit 2.
+    const code = e instanceof RpcError && e.code !== ErrorCode.InternalError
+      ? e.code
+      : ErrorCode.InternalError;
     throw new RpcError(
-      ErrorCode.InternalError,
+      code,
       `Cannot bring up workspace "${workspace.name}": ${message}; what this call had created was closed again`,
     );
   }
@@ -352,11 +372,19 @@ export async function splitWithWorktree(ctx: HostContext, p: WorktreeSplit): Pro
     ...(pl.name !== null ? { name: pl.name } : {}),
   }, { target: p.target?.id ?? ws.focused, direction: p.direction });
   await st.manager.attach(wt, s.id);
-  if (p.prompt !== undefined) {
-    prefill(ctx, s, p.prompt, { wrapped: false, setupSecs: 0 })
-      .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
-  }
+  if (p.prompt !== undefined) prefillPrompt(ctx, s, p.prompt);
   return s;
+}
+
+/**
+ * Types `prompt` into a new pane once it is ready, as `workspace.up` does
+ * (never submitted); for `workspace.create` and `surface.split`, which take
+ * the same `prompt` field. Runs in the background; a failure is logged.
+ */
+export function prefillPrompt(ctx: HostContext, s: Surface, prompt: string): void {
+  if (!prompt) return;
+  prefill(ctx, s, prompt, { wrapped: false, setupSecs: 0 })
+    .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
 }
 
 /** Quiet time after the program's first output before it counts as ready. */
@@ -374,11 +402,29 @@ function cmdline(pid: number): string | null {
   }
 }
 
+/** The numbers of read(2) and readv(2) by architecture (they differ: x86_64's read is 0, arm64's 63). */
+const READ_SYSCALLS: Record<string, readonly number[]> = {
+  x86_64: [0, 19],
+  aarch64: [63, 65],
+};
+
+/**
+ * Whether a /proc/<pid>/syscall line says the process is blocked in read on
+ * fd 0 on `arch` (`Deno.build.arch`). An unknown architecture: never (the
+ * prefill then waits for quiet output instead).
+ */
+export function blockedReadingFd0(line: string, arch: string = Deno.build.arch): boolean {
+  const numbers = READ_SYSCALLS[arch];
+  if (!numbers) return false;
+  const [nr, fd] = line.trim().split(" ");
+  return numbers.includes(Number(nr)) && fd === "0x0";
+}
+
 /** Whether the pane's foreground process is blocked reading its terminal (fd 0). */
 function readingTty(pid: number): boolean {
   const fg = foreground(pid)?.pid ?? pid;
   try {
-    return Deno.readTextFileSync(`/proc/${fg}/syscall`).startsWith("0 0x0 ");
+    return blockedReadingFd0(Deno.readTextFileSync(`/proc/${fg}/syscall`));
   } catch {
     return false;
   }

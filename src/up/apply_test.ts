@@ -40,3 +40,34 @@ Deno.test("programProblem finds programs on PATH and by path, and stays quiet wh
   assert.equal(programProblem("FOO=1 claude", "/nowhere", "/"), null);
   assert.equal(programProblem("$AGENT run", "/nowhere", "/"), null);
 });
+
+Deno.test("prefill: the tty check knows read's syscall number on each architecture", async () => {
+  const { blockedReadingFd0 } = await import("./apply.ts");
+  assert.equal(blockedReadingFd0("0 0x0 0x7ffd 0x1 0x0 0x0 0x0 0x7ffd 0x7f12", "x86_64"), true);
+  assert.equal(
+    blockedReadingFd0("0 0x3 0x7ffd 0x1 0x0 0x0 0x0 0x7ffd 0x7f12", "x86_64"),
+    false,
+    "another fd",
+  );
+  assert.equal(blockedReadingFd0("63 0x0 0xffff 0x1 0x0 0x0 0x0 0xffff 0xffff", "aarch64"), true);
+  assert.equal(
+    blockedReadingFd0("0 0x0 0xffff 0x1 0x0 0x0 0x0 0xffff 0xffff", "aarch64"),
+    false,
+    "io_setup on arm64",
+  );
+  assert.equal(blockedReadingFd0("63 0x0 0x7ffd 0x1 0x0 0x0 0x0 0x7ffd 0x7f12", "x86_64"), false);
+  assert.equal(blockedReadingFd0("running", "x86_64"), false);
+  // This machine: a process blocked reading its stdin is seen as such.
+  const cat = new Deno.Command("cat", { stdin: "piped", stdout: "null" }).spawn();
+  try {
+    let seen = false;
+    for (let i = 0; i < 100 && !seen; i++) {
+      seen = blockedReadingFd0(await Deno.readTextFile(`/proc/${cat.pid}/syscall`));
+      if (!seen) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(seen, "cat blocked on its stdin");
+  } finally {
+    await cat.stdin.close();
+    await cat.status;
+  }
+});

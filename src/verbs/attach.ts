@@ -10,7 +10,15 @@ const DETACH = 0x1d;
 const FRAME_MS = 33;
 
 const enc = new TextEncoder();
-const dec = new TextDecoder();
+
+/**
+ * Turns stdin reads into text: a UTF-8 character split across two reads is
+ * held until its last byte comes, never mangled into U+FFFD.
+ */
+export function keyDecoder(): (bytes: Uint8Array) => string {
+  const dec = new TextDecoder();
+  return (bytes) => dec.decode(bytes, { stream: true });
+}
 
 function out(s: string) {
   Deno.stdout.writeSync(enc.encode(s));
@@ -34,8 +42,9 @@ export default defineVerb({
         "paneflow attach needs a terminal on stdin and stdout; use read and send in scripts",
       );
     }
+    // One connection: replies are matched by id, events come in between.
     const client = await Client.connect();
-    const events = await Client.connect();
+    const events = client;
     const pane = pickOne(args[0], await listPanes(client));
     const id = pane.surface_id;
     const label = `pane ${id}${pane.name ? ` (${pane.name})` : ""}`;
@@ -92,6 +101,7 @@ export default defineVerb({
         }
       })();
       const buf = new Uint8Array(4096);
+      const decode = keyDecoder();
       const typing = (async () => {
         while (true) {
           const n = await Deno.stdin.read(buf);
@@ -99,8 +109,9 @@ export default defineVerb({
           const chunk = buf.subarray(0, n);
           const stop = chunk.indexOf(DETACH);
           const keys = stop >= 0 ? chunk.subarray(0, stop) : chunk;
-          if (keys.length && !ended) {
-            await client.call("surface.send_text", { surface_id: id, text: dec.decode(keys) })
+          const text = keys.length ? decode(keys) : "";
+          if (text && !ended) {
+            await client.call("surface.send_text", { surface_id: id, text })
               .catch((e) => {
                 if (e instanceof RpcError && e.data?.reason === "exited") return;
                 explainGate(e);
@@ -114,7 +125,6 @@ export default defineVerb({
       out("\x1b[?25h\x1b[?1049l");
       Deno.stdin.setRaw(false);
       client.close();
-      events.close();
     }
     console.error(`paneflow: detached from ${label}${ended ? ` (${ended})` : ""}`);
     return 0;

@@ -1,17 +1,18 @@
 import { withClient } from "../client/client.ts";
+import { workspaceRef } from "../client/workspace_ref.ts";
 import { UsageError } from "../errors.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "layout",
   summary: "Apply a preset or a JSON split tree to a workspace",
-  usage: "paneflow layout <even_h|even_v|main_vertical|tiled|JSON> [--workspace <index>]",
+  usage: "paneflow layout <even_h|even_v|main_vertical|tiled|JSON> [--workspace <index|id>]",
   details: 'A tree is {"direction":"h"|"v","children":[...],"sizes":[...]} with {"surface_id":N} leaves.',
   options: {
     workspace: {
-      type: "number",
+      type: "string",
       short: "w",
-      value: "<index>",
+      value: "<index|id>",
       description: "Workspace (default: the active one)",
     },
   },
@@ -27,7 +28,7 @@ export default defineVerb({
     }
     return withClient(async (client) => {
       const params: Record<string, unknown> = { layout };
-      if (opts.workspace !== undefined) params.index = opts.workspace;
+      if (opts.workspace !== undefined) params.index = workspaceRef(opts.workspace);
       printJson(await client.call("workspace.restore_layout", params));
       return 0;
     });

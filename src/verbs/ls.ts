@@ -1,4 +1,5 @@
 import { withClient } from "../client/client.ts";
+import { workspaceRef } from "../client/workspace_ref.ts";
 import { listPanes, type PaneInfo } from "../client/selectors.ts";
 import { CliFailure, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
@@ -8,14 +9,19 @@ export default defineVerb({
   name: "ls",
   aliases: ["list_panes"],
   summary: "List the panes of the active workspace (JSON; --human for a table)",
-  usage: "paneflow ls [--all | --all-hosts] [--workspace <index>] [--human|--json]",
+  usage: "paneflow ls [--all | --all-hosts] [--workspace <index|id>] [--human|--json]",
   options: {
     all: { type: "boolean", short: "a", description: "List panes of every workspace" },
     "all-hosts": {
       type: "boolean",
       description: "Every pane of this machine and of every host in the config's hosts, with a HOST column",
     },
-    workspace: { type: "number", short: "w", value: "<index>", description: "List panes of this workspace" },
+    workspace: {
+      type: "string",
+      short: "w",
+      value: "<index|id>",
+      description: "List panes of this workspace",
+    },
     human: { type: "boolean", description: "Print an aligned table" },
     json: {
       type: "boolean",
@@ -29,10 +35,14 @@ export default defineVerb({
     return withClient(async (client) => {
       let surfaces = await listPanes(client);
       if (!opts.all) {
-        const { workspaces } = await client.call<{ workspaces: { index: number; active: boolean }[] }>(
-          "workspace.list",
-        );
-        if (opts.workspace !== undefined && !workspaces.some((w) => w.index === opts.workspace)) {
+        const { workspaces } = await client.call<
+          { workspaces: { index: number; id?: string; active: boolean }[] }
+        >("workspace.list");
+        const ref = opts.workspace === undefined ? undefined : workspaceRef(opts.workspace);
+        const chosen = ref === undefined
+          ? undefined
+          : workspaces.find((w) => (typeof ref === "number" ? w.index === ref : w.id === ref));
+        if (ref !== undefined && !chosen) {
           throw new CliFailure(
             workspaces.length
               ? `No workspace ${opts.workspace}; indexes are 0..${workspaces.length - 1}`
@@ -40,7 +50,7 @@ export default defineVerb({
             ExitCode.NotFound,
           );
         }
-        const index = opts.workspace ?? workspaces.find((w) => w.active)?.index;
+        const index = chosen?.index ?? workspaces.find((w) => w.active)?.index;
         surfaces = surfaces.filter((s) => s.workspace === index);
       }
       if (!opts.human) {

@@ -109,6 +109,11 @@ export const verbs: VerbEntry[] = [
   { name: "status", summary: "Show a pane's agent state", load: () => dyn("status") },
   { name: "ps", summary: "List detected agents across workspaces", load: () => dyn("ps") },
   {
+    name: "clients",
+    summary: "List the host's connections (who holds the slots)",
+    load: () => dyn("clients"),
+  },
+  {
     name: "explain",
     summary: "Explain why a pane's agent state is what it is",
     load: () => dyn("explain"),

@@ -6,7 +6,12 @@ export default defineVerb({
   name: "search",
   aliases: ["search_pane"],
   summary: "Search a pane's scrollback (case-insensitive substring)",
-  usage: "paneflow search <target> <pattern> [--max <n>] [--human]",
+  usage: "paneflow search <target> <pattern> [--max <n>] [--raw] [--human]",
+  details: [
+    "Matches are fenced as untrusted terminal output (a `text` field with the fenced",
+    "`line N: text` lines, closing sentinels defanged in every match) unless --raw or",
+    "ai_injection_fence is off. --human prints the fenced block (the plain lines with --raw).",
+  ].join("\n"),
   options: {
     max: {
       type: "number",
@@ -14,6 +19,7 @@ export default defineVerb({
       description: "At most this many matches (default 50, clamped to 1..1000)",
     },
     human: { type: "boolean", description: "Print `line N: text` lines instead of JSON" },
+    raw: { type: "boolean", description: "Return the matches without the untrusted-output fence" },
   },
   positionals: [{ name: "target" }, { name: "pattern" }],
   run({ opts, args }) {
@@ -21,11 +27,13 @@ export default defineVerb({
       const surface_id = await resolveOne(client, args[0]);
       const params: Record<string, unknown> = { surface_id, pattern: args[1] };
       if (opts.max !== undefined) params.max_matches = opts.max;
-      const result = await client.call<{ matches: { line: number; text: string }[] }>(
+      if (opts.raw) params.fenced = false;
+      const result = await client.call<{ matches: { line: number; text: string }[]; text?: string }>(
         "surface.search",
         params,
       );
       if (!opts.human) printJson(result);
+      else if (result.text !== undefined) console.log(result.text);
       else for (const m of result.matches) console.log(`line ${m.line}: ${m.text}`);
       return 0;
     });

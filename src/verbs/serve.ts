@@ -87,6 +87,18 @@ export default defineVerb({
       const file = await Deno.open(opts.log, { append: true, create: true, mode: 0o600 });
       const enc = new TextEncoder();
       log = (line) => file.writeSync(enc.encode(`${new Date().toISOString()} paneflow: ${line}\n`));
+      // A detached host's stderr goes nowhere: what the host (or a library) writes
+      // there — the stack behind a -32603, a failed worker — goes to the log too.
+      const write = log;
+      console.error = (...parts: unknown[]) => {
+        const text = parts.map((p) => p instanceof Error ? p.stack ?? p.message : String(p)).join(" ");
+        write(text.replace(/^paneflow: /, ""));
+      };
+      globalThis.addEventListener("unhandledrejection", (e) => {
+        e.preventDefault();
+        const r = e.reason;
+        write(`internal error (unhandled): ${r instanceof Error ? r.stack ?? r.message : String(r)}`);
+      });
     }
     const stdio = opts.stdio ? { framing: (opts.framing ?? "ndjson") as "ndjson" | "lsp" } : undefined;
     try {

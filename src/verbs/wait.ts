@@ -93,8 +93,9 @@ export default defineVerb({
     const { host, selector } = opts.match.includes(":")
       ? await (await import("../remote/hosts.ts")).splitHostSelector(opts.match)
       : { host: null, selector: opts.match };
+    // One connection: the host answers calls on it after it subscribed, events in between.
     const client = await Client.connect(host ?? undefined);
-    const events = await Client.connect(host ?? undefined);
+    const events = client;
     const progress = opts.json ? null : showProgress(`waiting for ${what} on ${opts.match}`, started);
     try {
       const panes = matchPanes(selector, await listPanes(client));
@@ -281,7 +282,6 @@ export default defineVerb({
     } finally {
       progress?.stop();
       client.close();
-      events.close();
     }
   },
 });

@@ -11,9 +11,10 @@ import { keyBytes } from "../pane/keys.ts";
 import type { Surface } from "../registry.ts";
 import { bracketedPaste, LARGE_PROMPT_BYTES, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
 import { dirname } from "../../paths.ts";
-import { splitWithWorktree } from "../../up/apply.ts";
+import { prefillPrompt, splitWithWorktree } from "../../up/apply.ts";
+import { promptFiles } from "../../agents/prompt_files.ts";
 import type { FamilyHandlers } from "./_types.ts";
-import { screenHandler } from "../screen_state.ts";
+import { screenHandler } from "../pane/screen_state.ts";
 import { refusedHookFrames } from "../../isolation/hook_token.ts";
 import { paneioHandlers } from "../../paneio/methods.ts";
 
@@ -37,6 +38,7 @@ async function writePromptFile(ctx: HostContext, id: number, text: string): Prom
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const path = `${dir}/surface-${id}-${Date.now()}.md`;
   await Deno.writeTextFile(path, text, { mode: 0o600 });
+  promptFiles.add(id, path); // deleted with the pane, or at host stop
   return path;
 }
 
@@ -88,10 +90,15 @@ export const surface: FamilyHandlers<"surface"> = {
     const s = ctx.registry.surface(p.surface_id);
     const max = clamp(p.max_matches ?? 50, 1, 1000);
     const { hits } = await ctx.pool.search(s.id, p.pattern, max);
+    const fenced = p.fenced ?? ctx.config.ai_injection_fence;
+    const matches = hits.map((h) => ({ line: h.line + 1, text: fenced ? defang(h.text) : h.text }));
     return {
       surface_id: s.id,
-      matches: hits.map((h) => ({ line: h.line + 1, text: h.text })),
+      matches,
       count: hits.length,
+      fenced,
+      // Like surface.read: the pane text an LLM should read sits inside the fence.
+      ...(fenced ? { text: fence(matches.map((m) => `line ${m.line}: ${m.text}`).join("\n")) } : {}),
     };
   },
   "surface.rename": ({ registry }, p) => {
@@ -200,6 +207,7 @@ export const surface: FamilyHandlers<"surface"> = {
       target: target?.id ?? ws.focused,
       direction: p.direction,
     });
+    if (p.prompt !== undefined) prefillPrompt(ctx, s, p.prompt);
     return registry.describe(s);
   },
   // PaneIO (src/paneio/): reply by marker, readiness, clearing.

@@ -7,6 +7,8 @@ import { PROTOCOL_VERSION, VERSION } from "../../spec/codes.ts";
 import { gatedMethods, type Method, methods } from "../../spec/protocol.ts";
 import { gateOpen } from "../context.ts";
 import type { FamilyHandlers } from "./_types.ts";
+import { HELLO } from "../clients.ts";
+import { hostStats } from "../stats.ts";
 
 /** The `system.*` handlers. */
 export const system: FamilyHandlers<"system"> = {
@@ -29,6 +31,14 @@ export const system: FamilyHandlers<"system"> = {
       return !gate || gateOpen(ctx, gate);
     }),
   }),
+  "system.hello": (_ctx, params, conn) => {
+    Object.assign(conn.state(HELLO), params);
+    return { ok: true };
+  },
+  "system.clients": (ctx, _params, conn) => ({
+    clients: (ctx.clients?.list() ?? []).map((c) => ({ ...c, self: c.id === conn.id })),
+  }),
+  "system.stats": (ctx) => hostStats(ctx),
   "system.shutdown": (ctx) => {
     setTimeout(ctx.shutdown, 0);
     return { ok: true };

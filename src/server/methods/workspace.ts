@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { workspaceUp } from "../../up/apply.ts";
+import { prefillPrompt, workspaceUp } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
 
 /** The `workspace.*` handlers. */
@@ -12,12 +12,15 @@ export const workspace: FamilyHandlers<"workspace"> = {
     workspaces: registry.workspaces.map((ws) => registry.describeWorkspace(ws)),
   }),
   "workspace.current": ({ registry }) => registry.describeWorkspace(registry.workspaceAt()),
-  "workspace.create": async ({ registry }, p) => {
+  "workspace.create": async (ctx, p) => {
+    const { registry } = ctx;
     const { workspace, surface } = await registry.createWorkspace({
       ...p,
       title: p.name,
       name: p.pane_name,
     });
+    // `prompt` is typed once the program is ready, as workspace.up does (never submitted).
+    if (p.prompt !== undefined) prefillPrompt(ctx, surface, p.prompt);
     return { ...registry.describeWorkspace(workspace), surface_id: surface.id };
   },
   "workspace.select": ({ registry }, p) => registry.describeWorkspace(registry.select(p.index)),

@@ -28,7 +28,17 @@ type SpawnOp = Extract<Op, { op: "spawn" }>;
 interface Slot {
   worker: Worker;
   panes: number;
+  /** Set when the worker failed: its panes are gone, it takes no more. */
+  failed?: string;
 }
+
+/**
+ * How long a request to a worker may take before the caller is told so
+ * (writes excepted: they have their own stall deadline in the worker).
+ */
+export const WORKER_REQUEST_MS = 30_000;
+/** A spawn may also wait for a fresh worker to load (and, under `deno test`, type-check) its module. */
+const SPAWN_MS = 180_000;
 
 /**
  * A pane counts as quiet, and its last read as current, once its newest
@@ -59,32 +69,102 @@ interface PaneView {
 export class PanePool {
   #slots: Slot[] = [];
   #home = new Map<number, Slot>();
-  #waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #waiting = new Map<
+    number,
+    {
+      slot: Slot;
+      resolve: (v: unknown) => void;
+      reject: (e: Error) => void;
+      timer?: ReturnType<typeof setTimeout>;
+    }
+  >();
   #rid = 0;
   #views = new Map<number, PaneView>();
 
-  /** Starts `size` workers; `onEvent` receives what panes report. */
-  constructor(size: number, onEvent: (ev: WorkerEvent) => void) {
-    for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL("./worker.ts", import.meta.url).href, {
-        type: "module",
-      });
-      const event = (ev: WorkerEvent) => {
-        if (ev.ev === "changed") this.#saw(ev.id, ev.generation);
-        onEvent(ev);
-      };
-      worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent | WorkerBatch>) => {
-        const msg = e.data;
-        if (Array.isArray(msg)) return msg.forEach(event);
-        if ("ev" in msg) return event(msg);
-        const waiter = this.#waiting.get(msg.rid);
-        if (!waiter) return;
-        this.#waiting.delete(msg.rid);
-        if (msg.ok) waiter.resolve(msg.result);
-        else waiter.reject(new Error(msg.error));
-      };
-      this.#slots.push({ worker, panes: 0 });
+  #onEvent: (ev: WorkerEvent) => void;
+  #log: (line: string) => void;
+
+  /**
+   * Starts `size` workers; `onEvent` receives what panes report. A worker
+   * that fails (an uncaught exception on its data path) fails alone: its
+   * panes exit (reported through `onEvent` and `log`), its pending requests
+   * fail, a fresh worker takes its place, and the host and other panes go on.
+   */
+  constructor(
+    size: number,
+    onEvent: (ev: WorkerEvent) => void,
+    log: (line: string) => void = (line) => console.error(`paneflow: ${line}`),
+  ) {
+    this.#onEvent = onEvent;
+    this.#log = log;
+    for (let i = 0; i < size; i++) this.#slots.push(this.#startWorker());
+  }
+
+  #startWorker(): Slot {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url).href, {
+      type: "module",
+    });
+    const slot: Slot = { worker, panes: 0 };
+    const event = (ev: WorkerEvent) => {
+      if (ev.ev === "changed") this.#saw(ev.id, ev.generation);
+      this.#onEvent(ev);
+    };
+    worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent | WorkerBatch>) => {
+      const msg = e.data;
+      if (Array.isArray(msg)) return msg.forEach(event);
+      if ("ev" in msg) return event(msg);
+      const waiter = this.#waiting.get(msg.rid);
+      if (!waiter) return;
+      this.#waiting.delete(msg.rid);
+      clearTimeout(waiter.timer);
+      if (msg.ok) waiter.resolve(msg.result);
+      else waiter.reject(new Error(msg.error));
+    };
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault(); // not the host's end
+      this.#fail(slot, e.message || "uncaught error");
+    };
+    worker.onmessageerror = () => this.#fail(slot, "a message could not be read");
+    return slot;
+  }
+
+  /** A worker failed: see the constructor. */
+  #fail(slot: Slot, why: string): void {
+    if (slot.failed) return;
+    slot.failed = why;
+    const ids = [...this.#home].filter(([, s]) => s === slot).map(([id]) => id);
+    this.#log(`pane worker failed (${why}); its panes end: ${ids.join(", ") || "none"}`);
+    try {
+      slot.worker.terminate();
+    } catch { /* gone */ }
+    for (const [rid, w] of this.#waiting) {
+      if (w.slot !== slot) continue;
+      this.#waiting.delete(rid);
+      clearTimeout(w.timer);
+      w.reject(new Error(`the pane's worker failed: ${why}`));
     }
+    const i = this.#slots.indexOf(slot);
+    if (i >= 0) this.#slots[i] = this.#startWorker();
+    for (const id of ids) {
+      this.#home.delete(id);
+      this.#views.delete(id);
+      this.#onEvent({ ev: "exit", id, exit_code: -1, signal: 0 });
+    }
+  }
+
+  /** Test-only: sends a message the worker cannot handle, so it fails (tests of {@link #fail}). */
+  poison(id: number): void {
+    this.#home.get(id)?.worker.postMessage(null);
+  }
+
+  /** Each live worker's heap and pane count (`system.stats`). */
+  async stats(): Promise<{ heap_used: number; panes: number }[]> {
+    const all = await Promise.allSettled(
+      this.#slots.map((slot) =>
+        this.#send<{ heap_used: number; panes: number }>(slot, { op: "stats" }, 5000)
+      ),
+    );
+    return all.flatMap((r) => r.status === "fulfilled" ? [r.value] : []);
   }
 
   /**
@@ -108,10 +188,27 @@ export class PanePool {
     return result;
   }
 
-  #send<T>(slot: Slot, op: Op): Promise<T> {
+  #send<T>(
+    slot: Slot,
+    op: Op,
+    ms = op.op === "write" ? 0 : op.op === "spawn" ? SPAWN_MS : WORKER_REQUEST_MS,
+  ): Promise<T> {
+    if (slot.failed) return Promise.reject(new Error(`the pane's worker failed: ${slot.failed}`));
     const rid = ++this.#rid;
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.set(rid, { resolve: resolve as (v: unknown) => void, reject });
+      const waiter = {
+        slot,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        timer: undefined as undefined | ReturnType<typeof setTimeout>,
+      };
+      if (ms > 0) {
+        waiter.timer = setTimeout(() => {
+          if (!this.#waiting.delete(rid)) return;
+          reject(new Error(`the pane's worker did not answer ${op.op} within ${ms / 1000} s`));
+        }, ms);
+      }
+      this.#waiting.set(rid, waiter);
       slot.worker.postMessage({ ...op, rid } as WorkerRequest);
     });
   }
@@ -124,7 +221,7 @@ export class PanePool {
 
   /** Starts a program in a new PTY on the least busy worker. */
   async spawn(opts: Omit<SpawnOp, "op">): Promise<{ pid: number }> {
-    const slot = this.#slots.reduce((a, b) => (b.panes < a.panes ? b : a));
+    const slot = this.#slots.filter((s) => !s.failed).reduce((a, b) => (b.panes < a.panes ? b : a));
     slot.panes++;
     this.#home.set(opts.id, slot);
     this.#views.set(opts.id, { generation: 0, reportedAt: -Infinity, epoch: 0, reads: new Map() });
@@ -218,7 +315,10 @@ export class PanePool {
   /** Stops every worker; pending requests fail. */
   terminate(): void {
     for (const slot of this.#slots) slot.worker.terminate();
-    for (const waiter of this.#waiting.values()) waiter.reject(new Error("Host is stopping"));
+    for (const waiter of this.#waiting.values()) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new Error("Host is stopping"));
+    }
     this.#waiting.clear();
   }
 }

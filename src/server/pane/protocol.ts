@@ -45,6 +45,7 @@ export type WorkerRequest =
     | { op: "session"; id: number; call: SessionCall }
     | { op: "screen"; id: number; scrollback: number }
     | { op: "clear"; id: number }
+    | { op: "stats" }
   );
 
 /** The reply to one {@link WorkerRequest}. */

@@ -38,7 +38,7 @@ import {
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import { emit, post } from "./outbox.ts";
 import { buffer, olderRows, read, remember } from "./views.ts";
-import { serializeScreen } from "../screen_state.ts";
+import { serializeScreen } from "./screen_state.ts";
 import { searchLines, type Snapshot, snapshotModes } from "./screen.ts";
 
 const HIGH_WATER = 2 * 1024 * 1024;
@@ -521,6 +521,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       const pane = mustGet(req.id);
       return await afterWrites(pane, () => clearPane(pane));
     }
+    case "stats":
+      return { heap_used: Deno.memoryUsage().heapUsed, panes: panes.size };
     case "modes": {
       const pane = mustGet(req.id);
       return await afterWrites(pane, () => ({

@@ -14,9 +14,9 @@
  */
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type xterm from "@xterm/headless";
-import type { PanePool } from "./pane/pool.ts";
-import type { ScreenResult } from "./pane/protocol.ts";
-import type { Registry } from "./registry.ts";
+import type { PanePool } from "./pool.ts";
+import type { ScreenResult } from "./protocol.ts";
+import type { Registry } from "../registry.ts";
 
 /** Rows of scrollback `surface.screen` returns at most. */
 export const SCREEN_SCROLLBACK_MAX = 5000;

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import type { WorkerEvent } from "./protocol.ts";
+import { PanePool } from "./pool.ts";
+
+const spawnOpts = (id: number) => ({
+  id,
+  file: "/bin/sh",
+  args: ["-c", `echo pane-${id}; exec sleep 300`],
+  cwd: "/tmp",
+  env: { PATH: "/usr/bin:/bin" },
+  cols: 80,
+  rows: 24,
+  scrollback: 100,
+});
+
+async function until<T>(what: string, fn: () => T | Promise<T>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const v = await fn();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
+Deno.test("pane pool: a worker that throws fails alone; its panes exit, reported; others go on", async () => {
+  const events: WorkerEvent[] = [];
+  const logged: string[] = [];
+  const pool = new PanePool(2, (ev) => events.push(ev), (line) => logged.push(line));
+  try {
+    await pool.spawn(spawnOpts(1));
+    await pool.spawn(spawnOpts(2)); // the least busy worker: the other one
+    await until(
+      "both panes' output",
+      async () =>
+        (await pool.read(1, 10, 0)).lines.some((l) => l.includes("pane-1")) &&
+        (await pool.read(2, 10, 0)).lines.some((l) => l.includes("pane-2")),
+    );
+
+    pool.poison(1);
+    await until("pane 1 to exit", () => events.some((e) => e.ev === "exit" && e.id === 1));
+    assert.ok(!events.some((e) => e.ev === "exit" && e.id === 2), "pane 2 is unharmed");
+    assert.match(logged.join("\n"), /pane worker failed .*its panes end: 1/);
+    await assert.rejects(pool.read(1, 10, 0), /no worker|failed/);
+
+    const two = await pool.read(2, 10, 0);
+    assert.ok(two.lines.some((l) => l.includes("pane-2")));
+    // The pool keeps its size: a new pane starts, on the fresh worker or the old one.
+    await pool.spawn(spawnOpts(3));
+    await until(
+      "pane 3's output",
+      async () => (await pool.read(3, 10, 0)).lines.some((l) => l.includes("pane-3")),
+    );
+    assert.equal((await pool.stats()).length, 2);
+  } finally {
+    for (const id of [2, 3]) await pool.dispose(id).catch(() => {});
+    pool.terminate();
+  }
+});

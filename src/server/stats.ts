@@ -1,0 +1,35 @@
+/**
+ * `system.stats`: the host's figures for a soak or a dashboard — resident
+ * memory, open fds, each pane worker's heap, the event bus (subscribers and
+ * the deepest queue) and connections.
+ *
+ * @module
+ */
+import type { HostContext } from "./context.ts";
+
+/** The host's RSS and open fds, from /proc (null where there is none). */
+function procFigures(): { rss: number | null; fds: number | null } {
+  let fds: number | null = null;
+  try {
+    fds = [...Deno.readDirSync("/proc/self/fd")].length;
+  } catch { /* no /proc */ }
+  return { rss: Deno.memoryUsage().rss, fds };
+}
+
+/** The result of `system.stats`. */
+export async function hostStats(ctx: HostContext): Promise<Record<string, unknown>> {
+  const { rss, fds } = procFigures();
+  const bus = ctx.bus;
+  return {
+    rss,
+    fds,
+    heap_used: Deno.memoryUsage().heapUsed,
+    workers: await ctx.pool.stats(),
+    bus: bus ? { subscribers: bus.size, max_queue: bus.maxQueue() } : null,
+    connections: {
+      calls: ctx.clients?.calls() ?? null,
+      streams: ctx.clients?.streams() ?? null,
+    },
+    panes: ctx.registry.surfaces.size,
+  };
+}

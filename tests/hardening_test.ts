@@ -1,0 +1,152 @@
+/**
+ * Hardening (issue 20): connection budgets, who holds the slots, stalled
+ * event readers shed, `wait` on one connection, `system.stats`.
+ */
+import assert from "node:assert/strict";
+import { waitUntil, withHost } from "./_harness.ts";
+import { type EventStream, RpcConn, spawnCli, subscribe } from "./_stream.ts";
+
+Deno.test("hardening: event streams do not take the calls' slots; a full host says who holds them", async () => {
+  await withHost({}, async (host) => {
+    // 20 watchers (MCP bridges, `watch`): more than the 16 call slots.
+    const streams: EventStream[] = [];
+    const callers: RpcConn[] = [];
+    try {
+      for (let i = 0; i < 20; i++) streams.push(await subscribe(host.socket));
+      const ls = await host.cli(["ls"]);
+      assert.equal(ls.code, 0, `the CLI still works beside 20 event streams: ${ls.stderr}`);
+
+      // 16 callers that said who they are hold every call slot.
+      for (let i = 0; i < 16; i++) {
+        const c = await RpcConn.open(host.socket);
+        await c.call("system.ping");
+        callers.push(c);
+      }
+      const full = await host.cli(["ls"]);
+      assert.equal(full.code, 1);
+      assert.match(full.stderr, /Too many connections/);
+      assert.match(full.stderr, new RegExp(`held by pid ${Deno.pid} paneflow`), full.stderr);
+      assert.match(full.stderr, /paneflow clients/);
+      assert.equal(full.stderr.trim().split("\n").length, 1);
+
+      callers.pop()!.close();
+      const list = await waitUntil("a free slot", async () => {
+        const r = await host.cli(["clients", "--json"]);
+        return r.code === 0
+          ? JSON.parse(r.stdout) as { clients: { stream: boolean; verb: string | null; self: boolean }[] }
+          : null;
+      });
+      assert.equal(list.clients.filter((c) => c.stream).length, 20);
+      assert.equal(list.clients.filter((c) => !c.stream).length, 16);
+      assert.equal(list.clients.find((c) => c.self)?.verb, "clients");
+    } finally {
+      for (const c of callers) c.close();
+      for (const s of streams) await s.close();
+    }
+  });
+});
+
+Deno.test("hardening: a watcher that stops reading is shed by the write deadline", async () => {
+  await withHost({ config: '{"host": {"idle_timeout_secs": 0.5}}' }, async (host) => {
+    const stalled = await subscribe(host.socket, { paused: true });
+    try {
+      // Events pile up: output changes and workspace churn far beyond a socket buffer.
+      await host.json(["new", "-c", "while :; do seq 1 200; done"]);
+      await waitUntil("the stalled stream to be closed", async () => {
+        const stats = await host.call<{ connections: { streams: number } }>("system.stats");
+        return stats.connections.streams === 0;
+      }, { timeoutMs: 20_000 });
+      // A live watcher still works.
+      const live = await subscribe(host.socket);
+      await live.close();
+    } finally {
+      await stalled.close();
+    }
+  });
+});
+
+Deno.test("hardening: wait holds one connection, and an idle stream is not dropped by the read deadline", async () => {
+  await withHost({ config: '{"host": {"idle_timeout_secs": 0.5}}' }, async (host) => {
+    await host.json(["new", "--pane-name", "w", "-c", "exec sleep 300"]);
+    const wait = spawnCli(["wait", "--match", "w", "--pattern", "NEVER", "--timeout", "30"], host.env);
+    try {
+      const mine = await waitUntil("the wait to connect", async () => {
+        const { clients } = await host.call<{ clients: { verb: string | null; stream: boolean }[] }>(
+          "system.clients",
+        );
+        const waits = clients.filter((c) => c.verb === "wait");
+        return waits.length && waits.every((c) => c.stream) ? waits : null;
+      });
+      assert.equal(mine.length, 1, "one connection");
+      // Past several idle read deadlines the wait is still there.
+      await new Promise((r) => setTimeout(r, 2000));
+      assert.equal(wait.done(), false, wait.stderr());
+      await host.cli(["send", "w", "x"]); // a call on the same connection after subscribing still works
+      const { clients } = await host.call<{ clients: { verb: string | null }[] }>("system.clients");
+      assert.equal(clients.filter((c) => c.verb === "wait").length, 1);
+    } finally {
+      wait.kill();
+      await wait.status;
+    }
+  });
+});
+
+Deno.test("hardening: system.stats reports memory, fds, workers, the bus and connections", async () => {
+  await withHost({}, async (host) => {
+    await host.json(["new", "-c", "exec sleep 300"]);
+    const s = await subscribe(host.socket);
+    try {
+      const st = await host.call<{
+        rss: number;
+        fds: number;
+        workers: { heap_used: number; panes: number }[];
+        bus: { subscribers: number; max_queue: number };
+        connections: { calls: number; streams: number };
+        panes: number;
+      }>("system.stats");
+      assert.ok(st.rss > 1 << 20, `rss ${st.rss}`);
+      assert.ok(st.fds > 3);
+      assert.equal(st.workers.length, 2);
+      assert.ok(st.workers.every((w) => w.heap_used > 0));
+      assert.equal(st.workers.reduce((a, w) => a + w.panes, 0), 1);
+      assert.ok(st.bus.subscribers >= 1);
+      assert.equal(typeof st.bus.max_queue, "number");
+      assert.equal(st.connections.streams, 1);
+      assert.ok(st.connections.calls >= 1);
+      assert.equal(st.panes, 1);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+Deno.test("hardening: workspace.create and surface.split type their prompt, as workspace.up does", async () => {
+  await withHost({}, async (host) => {
+    const ws = await host.call<{ surface_id: number }>("workspace.create", {
+      command: "stty -echo; echo ready; exec cat",
+      prompt: "create-prompt-text",
+      cwd: host.dir,
+    });
+    const split = await host.call<{ surface_id: number }>("surface.split", {
+      direction: "h",
+      surface_id: ws.surface_id,
+      command: "stty -echo; echo ready; exec cat",
+      prompt: "split-prompt-text",
+      cwd: host.dir,
+    });
+    // Echo is off: the prompt shows only once cat prints the line it was typed into.
+    for (
+      const [id, text] of [[ws.surface_id, "create-prompt-text"], [
+        split.surface_id,
+        "split-prompt-text",
+      ]] as const
+    ) {
+      await waitUntil(`pane ${id} to get its prompt`, async () => {
+        // Enter submits the typed line to cat, which prints it: the prompt was typed (not submitted).
+        await host.call("surface.send_text", { surface_id: id, text: "\r" });
+        const r = await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false });
+        return r.text.includes(text);
+      }, { timeoutMs: 20_000 });
+    }
+  });
+});
