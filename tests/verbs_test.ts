@@ -283,8 +283,8 @@ Deno.test("cli: selectors by id, name, cmdline: and cwd: across workspaces; none
         assert.equal(readPane.code, 0);
         assert.equal(readPane.stdout, read.stdout);
         const [search, searchPane] = await Promise.all([
-          host.cli(["search", "alpha", "ALPHA"]),
-          host.cli(["search_pane", "alpha", "ALPHA"]),
+          host.cli(["search", "alpha", "ALPHA", "--raw"]),
+          host.cli(["search_pane", "alpha", "ALPHA", "--raw"]),
         ]);
         assert.equal(searchPane.code, 0);
         assert.deepEqual(JSON.parse(searchPane.stdout), JSON.parse(search.stdout));

@@ -284,8 +284,10 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
     heartbeatMs: config.host.heartbeat_secs * 1000,
     bus,
+    clients,
     onConnection: (conn: Connection) => {
       open.set(conn.id, conn);
+      clients.add(conn);
       conn.onClose(() => void open.delete(conn.id));
       for (const service of services) service.connected?.(conn);
     },
