@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { FUNCTION_KEYS } from "./keys.ts";
 
 /** ptywright's JSON-RPC error codes. */
 export const PwError = {
@@ -102,18 +103,7 @@ export const PW_KEYS: Record<string, string> = (() => {
     page_up: "\x1b[5~",
     page_down: "\x1b[6~",
     insert: "\x1b[2~",
-    f1: "\x1bOP",
-    f2: "\x1bOQ",
-    f3: "\x1bOR",
-    f4: "\x1bOS",
-    f5: "\x1b[15~",
-    f6: "\x1b[17~",
-    f7: "\x1b[18~",
-    f8: "\x1b[19~",
-    f9: "\x1b[20~",
-    f10: "\x1b[21~",
-    f11: "\x1b[23~",
-    f12: "\x1b[24~",
+    ...FUNCTION_KEYS,
   };
   for (let c = 0; c < 26; c++) {
     const letter = String.fromCharCode(97 + c);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { FUNCTION_KEYS } from "../../spec/keys.ts";
 
 const NAMED: Record<string, string> = {
   tab: "\t",
@@ -20,18 +21,7 @@ const NAMED: Record<string, string> = {
   space: " ",
   enter: "\r",
   return: "\r",
-  f1: "\x1bOP",
-  f2: "\x1bOQ",
-  f3: "\x1bOR",
-  f4: "\x1bOS",
-  f5: "\x1b[15~",
-  f6: "\x1b[17~",
-  f7: "\x1b[18~",
-  f8: "\x1b[19~",
-  f9: "\x1b[20~",
-  f10: "\x1b[21~",
-  f11: "\x1b[23~",
-  f12: "\x1b[24~",
+  ...FUNCTION_KEYS,
 };
 
 const ARROWS: Record<string, string> = { up: "A", down: "B", right: "C", left: "D" };
