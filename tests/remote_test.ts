@@ -8,7 +8,6 @@
 
 import assert from "node:assert/strict";
 import { ROOT, runCli, type RunResult, startHost, type TestHost, waitUntil } from "./_harness.ts";
-import { hostConnections } from "./_stream.ts";
 import { connectBridge } from "./_mcp.ts";
 import { disposeSshd, type Sshd, sshdMissing, startSshd } from "./_sshd.ts";
 
@@ -222,11 +221,11 @@ Deno.test({
         stdout: "piped",
         stderr: "piped",
       }).spawn();
-      // Connected (the relay holds a connection to the remote host), then the network drops.
-      const before = hostConnections(w.remote.socket);
-      await waitUntil("the remote wait to connect", () => hostConnections(w.remote.socket) > before, {
-        timeoutMs: 20_000,
-      });
+      // Subscribed on the remote host (its event stream shows in system.clients), then the network drops.
+      await waitUntil("the remote wait to subscribe", async () => {
+        const { clients } = await w.remote.call<{ clients: { stream: boolean }[] }>("system.clients");
+        return clients.some((c) => c.stream);
+      }, { timeoutMs: 30_000 });
       await w.sshd.dropConnections();
       const out = await child.output();
       const stderr = new TextDecoder().decode(out.stderr);

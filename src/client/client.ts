@@ -177,6 +177,12 @@ export class Client {
     }
   }
 
+  /** Why the connection ended: the transport's own reason (ssh) when it has one. */
+  lost(what: string): CliFailure {
+    const why = (this.#conn as { failure?: string | null }).failure;
+    return why ? new CliFailure(why) : new CliFailure(`The host went away ${what}`);
+  }
+
   #gone(): CliFailure {
     // A transport that knows why it ended (ssh: host key, auth, a dropped link) says so.
     const why = (this.#conn as { failure?: string | null }).failure;

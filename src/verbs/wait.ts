@@ -229,7 +229,7 @@ export default defineVerb({
           }
         }
         const msg = await events.nextWithin(wake);
-        if (msg === null) throw new CliFailure("The host went away while waiting");
+        if (msg === null) throw client.lost("while waiting");
         if (msg !== undefined) {
           const ev = msg.value as { type: string; surface_id?: number; exit_code?: number };
           const w = ev.surface_id === undefined ? undefined : watches.get(ev.surface_id);
