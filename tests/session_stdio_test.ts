@@ -214,6 +214,9 @@ Deno.test("notifications: response first, then changed/output/exited; off→on s
       args: ["-c", "printf 'before-sub\\n'; read x; printf 'after-%s token=abc123\\n' \"$x\"; sleep 0.3"],
     });
     await c.call("session.wait", { session, matcher: { type: "contains_text", value: "before-sub" } });
+    // One more round trip to the pane's worker: the host has then applied every output event the
+    // wait's answer may have overtaken, so "the current position" includes before-sub.
+    await c.call("session.transcript", { session });
     const from = c.messages.length;
     await c.send({ jsonrpc: "2.0", id: 1, method: "server.set_notifications", params: { enabled: true } });
     const ack = await c.next((m) => m.id === 1, 10000, from);
