@@ -395,25 +395,33 @@ Deno.test("a wait cancelled by wait_id from another connection fails with -32005
     const { socket } = await c.call("system.identify");
     const other = await connectSocket(socket);
     try {
-      const waiting = c.request(
-        "adapter.wait",
-        { adapter: a.adapter, timeout_ms: 60_000, wait_id: "w-1" },
-        60_000,
-      );
-      // The wait id is bound before the adapter's mutex: a duplicate is refused at once.
-      let dup: Msg | null = null;
+      // The wait id is bound before the adapter's mutex: a duplicate is refused at once. The probe
+      // from the other connection may itself win the race for "w-1" (for its 100 ms); the real
+      // wait is then refused as the duplicate and is simply sent again.
+      const start = () => {
+        const p = c.request(
+          "adapter.wait",
+          { adapter: a.adapter, timeout_ms: 60_000, wait_id: "w-1" },
+          60_000,
+        );
+        const state = { settled: false };
+        p.then(() => (state.settled = true), () => (state.settled = true));
+        return { p, state };
+      };
+      let waiting = start();
       await waitUntil("the first wait is in flight", async () => {
-        dup = await other.client.request("adapter.wait", {
+        if (waiting.state.settled) waiting = start();
+        const dup: Msg = await other.client.request("adapter.wait", {
           adapter: a.adapter,
           timeout_ms: 100,
           wait_id: "w-1",
         });
-        return dup.error?.message === "wait_id `w-1` is already in flight";
+        return dup.error?.message === "wait_id `w-1` is already in flight" && !waiting.state.settled;
       });
       const t0 = performance.now();
       const cancelled = await other.client.call("adapter.cancel_wait", { wait_id: "w-1" });
       assert.deepEqual(cancelled, { cancelled: true, adapter: a.adapter, wait_id: "w-1" });
-      const w = err(await waiting);
+      const w = err(await waiting.p);
       assert.deepEqual([w.code, w.message], [-32005, "wait cancelled"]);
       assert.ok(performance.now() - t0 < 2000);
       assert.deepEqual(await other.client.call("adapter.cancel_wait", { wait_id: "w-1" }), {
