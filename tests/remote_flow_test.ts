@@ -9,57 +9,20 @@
  */
 
 import assert from "node:assert/strict";
-import { ROOT, runCli, type RunResult, startHost, type TestHost, waitUntil } from "./_harness.ts";
-import { disposeSshd, type Sshd, sshdMissing, startSshd } from "./_sshd.ts";
+import { ROOT, type RunResult, type TestHost, waitUntil } from "./_harness.ts";
+import { REMOTE_PANEFLOW, withWorld as withRemoteWorld, type World } from "./_remote_world.ts";
+import { sshdMissing } from "./_sshd.ts";
 
 const missing = sshdMissing();
 if (missing) console.error(`remote_flow_test: skipped: ${missing}`);
-const REMOTE_PANEFLOW = `${Deno.execPath()} run -A --quiet --config=${ROOT}deno.json ${ROOT}main.ts`;
-
-interface World {
-  sshd: Sshd;
-  remote: TestHost;
-  local: TestHost;
-  /** The local CLI with a config naming `box` (up) and `down` (nothing listens). */
-  cli(args: string[]): Promise<RunResult>;
-  env: Record<string, string>;
-}
-
-async function withWorld(
-  fn: (w: World) => Promise<void>,
-  opts: { remoteScripting?: boolean } = {},
-): Promise<void> {
-  const sshd = await startSshd();
-  const remote = await startHost({ scripting: opts.remoteScripting ?? true });
-  const local = await startHost();
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const deadPort = (closed.addr as Deno.NetAddr).port;
-  closed.close();
-  const config = `${local.dir}/remote-config.jsonc`;
-  await Deno.writeTextFile(
-    config,
-    JSON.stringify({
-      hosts: {
-        box: { ssh: sshd.alias, paneflow: REMOTE_PANEFLOW, socket: remote.socket },
-        down: { ssh: `ssh://127.0.0.1:${deadPort}`, paneflow: REMOTE_PANEFLOW },
-        // A machine where paneflow is installed but no host runs yet.
-        cold: { ssh: sshd.alias, paneflow: REMOTE_PANEFLOW, socket: `${remote.dir}/cold/s.sock` },
-      },
+/** The world, with `cold`: a machine where paneflow is installed but no host runs yet. */
+function withWorld(fn: (w: World) => Promise<void>, opts: { remoteScripting?: boolean } = {}): Promise<void> {
+  return withRemoteWorld(fn, {
+    ...opts,
+    moreHosts: (remote, sshd) => ({
+      cold: { ssh: sshd.alias, paneflow: REMOTE_PANEFLOW, socket: `${remote.dir}/cold/s.sock` },
     }),
-  );
-  const env = { ...local.env, PANEFLOW_CONFIG: config, PANEFLOW_SSH: sshd.ssh };
-  try {
-    await fn({ sshd, remote, local, env, cli: (args) => runCli(args, env) });
-  } catch (e) {
-    console.error(
-      `--- sshd log ---\n${sshd.log()}\n--- remote host log ---\n${remote.log()}\n--- local host log ---\n${local.log()}`,
-    );
-    throw e;
-  } finally {
-    await disposeSshd(sshd);
-    await remote.stop();
-    await local.stop();
-  }
+  });
 }
 
 interface Pane {

@@ -7,51 +7,12 @@
  */
 
 import assert from "node:assert/strict";
-import { ROOT, runCli, type RunResult, startHost, type TestHost, waitUntil } from "./_harness.ts";
+import { ROOT, runCli, startHost, waitUntil } from "./_harness.ts";
 import { connectBridge } from "./_mcp.ts";
-import { disposeSshd, type Sshd, sshdMissing, startSshd } from "./_sshd.ts";
+import { withWorld } from "./_remote_world.ts";
+import { sshdMissing } from "./_sshd.ts";
 
 const missing = sshdMissing();
-const REMOTE_PANEFLOW = `${Deno.execPath()} run -A --quiet --config=${ROOT}deno.json ${ROOT}main.ts`;
-
-interface World {
-  sshd: Sshd;
-  remote: TestHost;
-  local: TestHost;
-  /** Runs the local CLI with the config naming `box` (up) and `down` (nothing listens). */
-  cli(args: string[], stdin?: string): Promise<RunResult>;
-  env: Record<string, string>;
-}
-
-async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
-  const sshd = await startSshd();
-  const remote = await startHost();
-  const local = await startHost();
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const deadPort = (closed.addr as Deno.NetAddr).port;
-  closed.close();
-  const config = `${local.dir}/remote-config.jsonc`;
-  await Deno.writeTextFile(
-    config,
-    JSON.stringify({
-      hosts: {
-        box: { ssh: sshd.alias, paneflow: REMOTE_PANEFLOW, socket: remote.socket },
-        down: { ssh: `ssh://127.0.0.1:${deadPort}`, paneflow: REMOTE_PANEFLOW },
-      },
-    }),
-  );
-  const env = { ...local.env, PANEFLOW_CONFIG: config, PANEFLOW_SSH: sshd.ssh };
-  try {
-    await fn({ sshd, remote, local, env, cli: (args, stdin) => runCli(args, env, stdin) });
-  } catch (e) {
-    console.error(`--- sshd log ---\n${sshd.log()}\n--- remote host log ---\n${remote.log()}`);
-    throw e;
-  } finally {
-    await disposeSshd(sshd);
-    await remote.stop();
-    await local.stop();
-  }
-}
 
 Deno.test({
   name:
