@@ -83,6 +83,10 @@ export async function prepareGeminiEnv(opts: GeminiEnvOptions): Promise<GeminiEn
     GOOGLE_GEMINI_BASE_URL: opts.url,
     TERM: "xterm-256color",
     LANG: "C.UTF-8",
+    // Gemini CLI runs headless (and exits 42 with no prompt) when CI or
+    // GITHUB_ACTIONS is "true", even on a terminal; CI runners set CI=true.
+    CI: "false",
+    GITHUB_ACTIONS: "false",
   };
   if (opts.truecolor !== false) env.COLORTERM = "truecolor";
   return {
