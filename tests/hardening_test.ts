@@ -123,30 +123,35 @@ Deno.test("hardening: system.stats reports memory, fds, workers, the bus and con
 Deno.test("hardening: workspace.create and surface.split type their prompt, as workspace.up does", async () => {
   await withHost({}, async (host) => {
     const ws = await host.call<{ surface_id: number }>("workspace.create", {
-      command: "stty -echo; echo ready; exec cat",
+      command: "echo ready; exec cat",
       prompt: "create-prompt-text",
       cwd: host.dir,
     });
     const split = await host.call<{ surface_id: number }>("surface.split", {
       direction: "h",
       surface_id: ws.surface_id,
-      command: "stty -echo; echo ready; exec cat",
+      command: "echo ready; exec cat",
       prompt: "split-prompt-text",
       cwd: host.dir,
     });
-    // Echo is off: the prompt shows only once cat prints the line it was typed into.
+    const count = async (id: number, text: string) =>
+      (await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false })).text.split(text)
+        .length - 1;
     for (
       const [id, text] of [[ws.surface_id, "create-prompt-text"], [
         split.surface_id,
         "split-prompt-text",
       ]] as const
     ) {
-      await waitUntil(`pane ${id} to get its prompt`, async () => {
-        // Enter submits the typed line to cat, which prints it: the prompt was typed (not submitted).
-        await host.call("surface.send_text", { surface_id: id, text: "\r" });
-        const r = await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false });
-        return r.text.includes(text);
-      }, { timeoutMs: 20_000 });
+      // The terminal echoes the typed prompt once; nothing pokes the pane meanwhile, so the
+      // prefill sees its output settle.
+      await waitUntil(`pane ${id} to get its prompt`, async () => (await count(id, text)) === 1, {
+        timeoutMs: 20_000,
+      });
+      // Typed, not submitted: only Enter makes cat print the line it was typed into.
+      assert.equal(await count(id, text), 1);
+      await host.call("surface.send_text", { surface_id: id, text: "\r" });
+      await waitUntil(`cat to print pane ${id}'s prompt`, async () => (await count(id, text)) === 2);
     }
   });
 });
