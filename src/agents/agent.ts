@@ -85,6 +85,8 @@ export interface Agent {
   exitTimer: ReturnType<typeof setTimeout> | null;
   /** When paneflow itself delivered an Esc or Ctrl-C to the agent. */
   interruptAt: number;
+  /** When the last prompt hook (a turn's start) arrived. */
+  promptAt: number;
   /**
    * Without hooks: paneflow delivered an Esc or Ctrl-C during a turn
    * (`interruptPending`), then the screen stopped showing a busy turn

@@ -180,6 +180,7 @@ export class AgentTracker {
       screen: null,
       seenProcess: false,
       interruptAt: 0,
+      promptAt: 0,
       activityMark: null,
       exitTimer: null,
       interruptPending: false,
@@ -251,6 +252,7 @@ export class AgentTracker {
       case "ai.prompt_submit":
         a.inTurn = a.hadTurn = true;
         a.turnAtHook = a.screen?.turn ?? null;
+        a.promptAt = now;
         a.lastPrompt = frame.prompt ?? null;
         a.message = null;
         a.activeTool = null;
@@ -376,7 +378,10 @@ export class AgentTracker {
         } else if (
           screen.rule === "interrupted" &&
           (hook === "thinking" || hook === "waiting_for_input" ||
-            (hook === "finished" && a.tool !== "claude" && hookAge > 300 && screen.turn !== a.turnAtHook))
+            // Codex and Gemini fire no hook for an interrupt, but Gemini may still fire AfterAgent
+            // for the turn an Esc cancelled: the screen, newer, says how that turn ended.
+            (hook === "finished" && a.tool !== "claude" && hookAge > 300 &&
+              (screen.turn !== a.turnAtHook || a.interruptAt > a.promptAt)))
         ) {
           state = "waiting_for_input";
           message = screen.message;
