@@ -33,7 +33,7 @@ import {
 } from "./claude_code_screen.ts";
 
 export { fnv1aHex, redactSecrets } from "./claude_code_screen.ts";
-import type { Manifest } from "./manifest.ts";
+import { type Manifest, PERMISSIONS } from "./manifest.ts";
 import { PluginFailure } from "./errors.ts";
 import type { PluginRuntime } from "./runtime.ts";
 import type { ActionPlan, ClassifyContext, PlanAction } from "./types.ts";
@@ -46,15 +46,8 @@ export const CLAUDE_CODE_MANIFEST: Manifest = {
   version: VERSION,
   runtime: "lua",
   entrypoint: "main.lua",
-  permissions: [
-    "session.spawn",
-    "session.kill",
-    "session.resize",
-    "screen.read",
-    "transcript.read",
-    "input.write",
-    "matcher.wait",
-  ],
+  // Every permission there is (the catalog's manifest declares them all).
+  permissions: [...PERMISSIONS],
   default_target: {
     program: "claude",
     rows: 60,
