@@ -17,6 +17,7 @@
 import { parseArgs } from "node:util";
 import { type Workload, WORKLOADS, writeWorkload } from "./workloads.ts";
 import { HOST_V8_FLAGS } from "../src/paths.ts";
+import { type Profile, summarize } from "./_cpuprofile.ts";
 
 const { values: argv } = parseArgs({
   args: Deno.args,
@@ -32,58 +33,6 @@ const { values: argv } = parseArgs({
 });
 const ROOT = new URL("../", import.meta.url).pathname;
 const MiB = 1024 * 1024;
-
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: Node[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
-
-function category(fn: string, url: string): string {
-  if (fn === "(garbage collector)") return "GC";
-  if (fn === "(idle)") return "idle";
-  if (fn === "(program)") return "V8/runtime (program)";
-  if (url.includes("@xterm")) return "xterm parse + buffer";
-  if (url.includes("scrollback.ts")) return "our scrollback compaction";
-  if (url.includes("screen.ts")) return "change detection / snapshots";
-  if (url.includes("pane_worker.ts") || url.includes("_worker_protocol")) {
-    return "worker code + message passing";
-  }
-  if (url.includes("node-pty") || url.startsWith("node:") || url.includes("ext:")) {
-    return "pty reads (node-pty, Deno node compat)";
-  }
-  return "other";
-}
-
-/** Self time (ms) by category and by function. */
-export function summarize(p: Profile) {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) {
-    const dt = (p.timeDeltas[i + 1] ?? 0) / 1000;
-    self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + dt);
-  }
-  const cats = new Map<string, number>();
-  const fns = new Map<string, number>();
-  let total = 0;
-  for (const [id, ms] of self) {
-    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-    const cat = category(functionName, url);
-    cats.set(cat, (cats.get(cat) ?? 0) + ms);
-    if (cat !== "idle") total += ms;
-    const file = url.replace(/^.*\/(node_modules\/\.deno\/)?/, "").replace(/^.*@xterm.*\//, "xterm/");
-    const key = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
-    fns.set(key, (fns.get(key) ?? 0) + ms);
-  }
-  return { cats, fns, total };
-}
 
 async function profileOne(workload: Workload, part: "ingest" | "fanout", dir: string) {
   const n = part === "ingest" ? 1 : Number(argv.panes);

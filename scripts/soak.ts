@@ -81,7 +81,8 @@ function procStatus(pid: number): { rss: number; fds: number } {
   return { rss, fds };
 }
 
-const PROGRAMS = [
+/** The soak's pane programs, in turn: a steady stream, idle shells, a `cat` typed into. */
+export const PROGRAMS = [
   // Busy: a steady log-like stream.
   'i=0; while :; do i=$((i+1)); echo "2025-01-11T07:12:58 INFO soak: line $i of a steady stream"; ' +
   "[ $((i % 50)) -eq 0 ] && sleep 0.1; done",

@@ -27,6 +27,8 @@ export interface HostOptions {
   env?: Record<string, string>;
   /** Set PANEFLOW_IPC_SCRIPTING=1 (default true). */
   scripting?: boolean;
+  /** Extra `deno run` flags for the host (bench/host_profile.ts: `--inspect`). */
+  denoFlags?: string[];
 }
 
 /** A running host for one test. */
@@ -153,9 +155,9 @@ export interface Served {
 }
 
 /** Starts `paneflow serve` with exactly `env`; does not wait for it to answer. */
-export function spawnServe(env: Record<string, string>): Served {
+export function spawnServe(env: Record<string, string>, denoFlags: string[] = []): Served {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, MAIN, "serve"],
+    args: ["run", "-A", "--quiet", ...denoFlags, `--config=${CONFIG}`, MAIN, "serve"],
     env,
     stdin: "null",
     stdout: "piped",
@@ -199,7 +201,7 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
     ...(opts.scripting === false ? {} : { PANEFLOW_IPC_SCRIPTING: "1" }),
     ...opts.env,
   };
-  const served = spawnServe(env);
+  const served = spawnServe(env, opts.denoFlags);
   let exited = false;
   served.exited.then(() => (exited = true));
 

@@ -11,7 +11,7 @@ import { CODEX_SCREEN } from "./codex_screen.ts";
 import { GEMINI_SCREEN } from "./gemini_screen.ts";
 import { detectFamily } from "./detect.ts";
 import type { AiFrame } from "./hook.ts";
-import { foregroundGroup, type ProcessInfo } from "../server/pane/proc.ts";
+import type { ProcessInfo } from "../server/pane/proc.ts";
 
 /** Screen rules by agent family: a Map, so a client's tool string ("constructor") finds nothing. */
 export const SCREENS = new Map<string, ScreenRules>([
@@ -31,11 +31,9 @@ export const EXIT_GRACE_MS = 400;
 /** Process detection and stall checks run this often. */
 export const SCAN_MS = 1000;
 
-/** The agent process in a PTY's foreground process group, if any. */
-export function agentProcess(ptyPid: number, groups: Map<number, ProcessInfo[]>) {
-  const pgrp = foregroundGroup(ptyPid);
-  if (pgrp === null) return null;
-  for (const p of groups.get(pgrp) ?? []) {
+/** The agent process among a PTY's foreground process group's members, if any. */
+export function agentProcess(members: ProcessInfo[] | null | undefined) {
+  for (const p of members ?? []) {
     const family = detectFamily(p.argv);
     if (family) return { family, pid: p.pid, argv: p.argv };
   }

@@ -11,13 +11,8 @@ import { detectFamily } from "./detect.ts";
 import { WAITING_NOTIFICATIONS } from "./hook.ts";
 import type { BusEvent, EventBus } from "../server/bus.ts";
 import type { PanePool } from "../server/pane/pool.ts";
-import {
-  foreground,
-  foregroundGroup,
-  groupHeads,
-  processGroupsAsync,
-  type ProcessInfo,
-} from "../server/pane/proc.ts";
+import { foreground, type ProcessInfo } from "../server/pane/proc.ts";
+import { ProcScanner } from "../server/pane/proc_scan.ts";
 import type { Registry, Surface } from "../server/registry.ts";
 import {
   type Agent,
@@ -42,6 +37,8 @@ export class AgentTracker {
   #scanTimer: ReturnType<typeof setInterval>;
   #promptListeners = new Set<PromptListener>();
   #scanning = false;
+  /** Process detection's /proc reads, in a worker of their own. */
+  #procs = new ProcScanner();
 
   constructor(
     private readonly _registry: Registry,
@@ -57,6 +54,7 @@ export class AgentTracker {
   dispose(): void {
     clearInterval(this.#scanTimer);
     for (const t of this.#screenTimers.values()) clearTimeout(t);
+    this.#procs.close();
   }
 
   /** Calls `fn` when a UserPromptSubmit hook arrives; returns the unsubscribe function. */
@@ -135,10 +133,10 @@ export class AgentTracker {
   }
 
   /** Process detection for one pane: a new agent, or one that went away. */
-  #detect(id: number, groups: Map<number, ProcessInfo[]>): void {
+  #detect(id: number, members: ProcessInfo[] | null | undefined): void {
     const s = this._registry.surfaces.get(id);
     if (!s || s.exit) return;
-    const found = agentProcess(s.pid, groups);
+    const found = agentProcess(members);
     const a = this.#agents.get(id);
     if (found && !a) {
       const agent = this.#create(id, found.family, found.pid);
@@ -200,13 +198,9 @@ export class AgentTracker {
     if (this.#scanning) return;
     this.#scanning = true;
     try {
-      const wanted = new Set<number>();
-      for (const s of this._registry.surfaces.values()) {
-        const g = s.exit ? null : foregroundGroup(s.pid);
-        if (g !== null) wanted.add(g);
-      }
-      const groups = await processGroupsAsync(wanted);
-      for (const s of this._registry.surfaces.values()) this.#detect(s.id, groups);
+      const live = [...this._registry.surfaces.values()].filter((s) => !s.exit);
+      const members = await this.#procs.members(live.map((s) => s.pid));
+      for (const s of live) this.#detect(s.id, members.get(s.pid));
     } finally {
       this.#scanning = false;
     }
@@ -505,7 +499,7 @@ export class AgentTracker {
     const a = this.#agents.get(s.id);
     // The agent's own process (as process detection found it: it may run under
     // a shell that leads the foreground group), else the foreground process.
-    const agent = s.exit ? null : agentProcess(s.pid, await this.#groupsOf(s));
+    const agent = s.exit ? null : agentProcess((await this.#procs.members([s.pid])).get(s.pid));
     const fg = s.exit || agent ? null : foreground(s.pid);
     const now = Date.now();
     return {
@@ -546,12 +540,6 @@ export class AgentTracker {
     this.#scheduleScreen(id);
   }
 
-  /** The process group members of a pane's foreground group, read without blocking. */
-  #groupsOf(s: Surface | undefined): Promise<Map<number, ProcessInfo[]>> {
-    const g = s && !s.exit ? foregroundGroup(s.pid) : null;
-    return processGroupsAsync(g === null ? new Set() : new Set([g]));
-  }
-
   /**
    * Runs process detection now, not at the next scan, for the live panes with
    * no agent yet: a pane just created, a submit, or a question (`status`,
@@ -562,14 +550,9 @@ export class AgentTracker {
    */
   async detectUntracked(surfaces: Iterable<Surface>, quick = false): Promise<void> {
     const todo = [...surfaces].filter((s) => !s.exit && !this.#agents.has(s.id));
-    const wanted = new Set<number>();
-    for (const s of todo) {
-      const g = foregroundGroup(s.pid);
-      if (g !== null) wanted.add(g);
-    }
-    if (!wanted.size) return;
-    const groups = quick ? groupHeads(wanted) : await processGroupsAsync(wanted);
-    for (const s of todo) if (!this.#agents.has(s.id)) this.#detect(s.id, groups);
+    if (!todo.length) return;
+    const members = await this.#procs.members(todo.map((s) => s.pid), quick);
+    for (const s of todo) if (!this.#agents.has(s.id)) this.#detect(s.id, members.get(s.pid));
   }
 
   /** The tracked agent's state, or null. */

@@ -113,19 +113,16 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-/**
- * The members of the given process groups (one /proc scan), read without
- * blocking the event loop: the host's socket keeps answering meanwhile.
- */
-export async function processGroupsAsync(only: Set<number>): Promise<Map<number, ProcessInfo[]>> {
+/** The members of the given process groups: one /proc scan. */
+export function processGroups(only: Set<number>): Map<number, ProcessInfo[]> {
   const groups = new Map<number, ProcessInfo[]>();
   if (!only.size) return groups;
-  for await (const entry of Deno.readDir("/proc")) {
+  for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
     const pid = Number(entry.name);
     let pgrp: number | null;
     try {
-      pgrp = parsePgrp(await Deno.readTextFile(`/proc/${pid}/stat`));
+      pgrp = parsePgrp(Deno.readTextFileSync(`/proc/${pid}/stat`));
     } catch {
       continue;
     }
@@ -133,4 +130,27 @@ export async function processGroupsAsync(only: Set<number>): Promise<Map<number,
     addMember(groups, pid, pgrp);
   }
   return groups;
+}
+
+/**
+ * The members of each PTY's foreground process group, by the PTY session
+ * leader's pid (null: that process is gone). `quick` reads only each group's
+ * leader and its children ({@link groupHeads}); otherwise one /proc scan
+ * ({@link processGroups}). Synchronous: the host runs it in its /proc worker
+ * (./proc_scan.ts), off the main thread.
+ */
+export function foregroundMembers(pids: number[], quick: boolean): Map<number, ProcessInfo[] | null> {
+  const groupOf = new Map<number, number>();
+  for (const pid of pids) {
+    const g = foregroundGroup(pid);
+    if (g !== null) groupOf.set(pid, g);
+  }
+  const wanted = new Set(groupOf.values());
+  const groups = quick ? groupHeads(wanted) : processGroups(wanted);
+  const out = new Map<number, ProcessInfo[] | null>();
+  for (const pid of pids) {
+    const g = groupOf.get(pid);
+    out.set(pid, g === undefined ? null : groups.get(g) ?? []);
+  }
+  return out;
 }
