@@ -99,6 +99,8 @@ Deno.test("50 consecutive send --submit to Claude Code: all submitted, all 50 pr
       await cc.dispose();
     }
   });
+  // A hang bound, not a speed claim (bench/ measures speed): 50 real turns take ~30 s on a quiet
+  // machine and over 3 minutes beside other suites on 2 cores.
   const total = Date.now() - started;
-  assert.ok(total < 120_000, `took ${total} ms`);
+  assert.ok(total < 360_000, `took ${total} ms`);
 });

@@ -395,7 +395,13 @@ export class AgentTracker {
           why = `an interrupt key was delivered ${
             now - a.interruptAt
           } ms ago and the screen shows no busy line (rule "${screen.rule}")`;
-        } else if (screen.state === "thinking" && hook !== "thinking" && hookAge > 200) {
+        } else if (
+          // A busy line after a dialog was answered (no hook says so). After a Stop hook the
+          // spinner can stay on screen a while before the idle redraw (longer on a loaded
+          // machine): only a busy line that outlives the hook's grace is a new turn.
+          screen.state === "thinking" && hook !== "thinking" &&
+          hookAge > (hook === "finished" ? HOOK_GRACE_MS : 200)
+        ) {
           state = "thinking";
           message = null;
           reason = "busy on screen";
