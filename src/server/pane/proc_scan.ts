@@ -28,7 +28,8 @@ const SCAN_DEADLINE_MS = 5000;
 /** Foreground process groups of panes, read by a worker. */
 export class ProcScanner {
   #worker: Worker | null = null;
-  #failed = false;
+  /** No worker (it could not start, it failed, or the scanner was closed): read inline. */
+  #inline = false;
   #rid = 0;
   #waiting = new Map<number, (members: Map<number, ProcessInfo[] | null> | null) => void>();
 
@@ -56,7 +57,7 @@ export class ProcScanner {
   }
 
   #ensure(): Worker | null {
-    if (this.#worker || this.#failed) return this.#worker;
+    if (this.#worker || this.#inline) return this.#worker;
     try {
       const worker = new Worker(new URL("./proc_worker.ts", import.meta.url).href, { type: "module" });
       worker.onmessage = (e: MessageEvent<ProcReply>) => {
@@ -65,18 +66,18 @@ export class ProcScanner {
       };
       worker.onerror = (e: ErrorEvent) => {
         e.preventDefault(); // not the host's end: read inline from now on
-        this.#failed = true;
         this.close();
       };
       this.#worker = worker;
     } catch {
-      this.#failed = true;
+      this.#inline = true;
     }
     return this.#worker;
   }
 
-  /** Ends the worker; scans still waiting are read inline. */
+  /** Ends the worker; scans still waiting, and later ones, are read inline. */
   close(): void {
+    this.#inline = true;
     this.#worker?.terminate();
     this.#worker = null;
     for (const rid of [...this.#waiting.keys()]) this.#settle(rid, null);
