@@ -10,7 +10,6 @@ const FINAL_LINES = 15;
 
 export default defineVerb({
   name: "flow",
-  summary: "Run or validate a multi-agent pipeline (a TOML DAG of steps)",
   usage: "paneflow flow <run|validate> <file> [--dry-run] [--json] [--keep-host] [--no-embedded]",
   details: [
     "run: steps start as soon as their needs are READY. Live transitions go to stderr, the",

@@ -74,7 +74,6 @@ function printResult(r: UpResult): void {
 
 export default defineVerb({
   name: "up",
-  summary: "Bring up a workspace from a TOML spec",
   usage: "paneflow up <file> [--dry-run] [--json] [--no-autostart]",
   details: [
     "Validates the whole spec first (every problem is reported with its file, line and key;",

@@ -29,7 +29,6 @@ interface Watch {
 
 export default defineVerb({
   name: "wait",
-  summary: "Block until panes show a pattern, go idle, or both",
   usage: "paneflow wait --match <sel> (--pattern <regex> | --idle) [--any|--all] [--timeout <secs>]",
   details: [
     "--pattern scans the newest 500 lines on each output change (and every 500 ms).",
