@@ -15,13 +15,8 @@ import { launchers } from "../agents/launchers.ts";
 import { launchHooks } from "../agents/per_launch.ts";
 import { dirname, selfCommand } from "../paths.ts";
 import { bracketedPaste } from "../agents/submit.ts";
-import {
-  checkWorkspace,
-  formatPath,
-  type Issue,
-  type ResolvedPane,
-  type WorkspaceSpec,
-} from "../spec/workspace.ts";
+import type { Issue, ResolvedPane, WorkspaceSpec } from "../spec/workspace.ts";
+import { checkWorkspace, formatPath } from "./check.ts";
 import { planPanes } from "./plan.ts";
 import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
 import { prefillSettled, readingTty } from "../agents/readiness.ts";

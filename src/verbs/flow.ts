@@ -44,7 +44,7 @@ export default defineVerb({
       throw new UsageError(`Cannot read flow file "${file}": ${why}`);
     }
     const { parseFlowToml, FlowSpecError } = await import("../flow/check.ts");
-    const { formatIssue } = await import("../spec/workspace.ts");
+    const { formatIssue } = await import("../up/check.ts");
     const { loadConfig } = await import("../spec/config.ts");
     const { launchers } = await import("../agents/launchers.ts");
     const config = await loadConfig().catch((e) => {

@@ -105,7 +105,7 @@ export default defineVerb({
       throw new UsageError(`Cannot read workspace file "${file}": ${why}`);
     }
     const { formatIssue, locateIssues, parseWorkspaceToml, WorkspaceSpecError } = await import(
-      "../spec/workspace.ts"
+      "../up/check.ts"
     );
     const fail = (issues: LocatedIssue[]) => {
       for (const i of issues) console.error(`paneflow: ${formatIssue(i)}`);
