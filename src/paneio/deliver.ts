@@ -12,11 +12,11 @@
  *
  * @module
  */
+import { agentWorking, turnEnded } from "../agents/readiness.ts";
 import type { Surface } from "../server/registry.ts";
 import { parseReply, waitOnPane } from "./ask.ts";
 import type { PaneHost } from "./host.ts";
 import { isBarePrompt } from "./prompts.ts";
-import { agentWorking, turnEnded } from "../agents/readiness.ts";
 import {
   type AgentStatus,
   atomicWrite,
