@@ -84,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
   const rest = entry.name === "send" ? withTrailingCRs(given) : given;
   try {
     const verb = (await entry.load()).default;
-    return await runVerb(verb, rest);
+    return await runVerb(verb, rest, entry.summary);
   } catch (err) {
     // The agents' hook never fails: a stopped host must not break an agent.
     if (entry.name === "ai-hook") return ExitCode.Ok;

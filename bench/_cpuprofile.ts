@@ -27,7 +27,7 @@ function category(fn: string, url: string): string {
   if (url.includes("@xterm")) return "xterm parse + buffer";
   if (url.includes("scrollback.ts")) return "our scrollback compaction";
   if (url.includes("screen.ts")) return "change detection / snapshots";
-  if (url.includes("pane_worker.ts") || url.includes("_worker_protocol")) {
+  if (/\/server\/pane\/(worker|ops|panes|drain|terminal|outbox|protocol|views)\.ts/.test(url)) {
     return "worker code + message passing";
   }
   if (url.includes("node-pty") || url.startsWith("node:") || url.includes("ext:")) {

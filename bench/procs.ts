@@ -5,7 +5,7 @@
  * @module
  */
 import { HOST_V8_FLAGS } from "../src/paths.ts";
-import { waitUntil } from "../tests/_harness.ts";
+import { startHost as startTestHost, waitUntil } from "../tests/_harness.ts";
 import { RpcConn } from "../tests/_stream.ts";
 
 /** The repo root. */
@@ -76,88 +76,48 @@ export interface Host {
   stop(): Promise<void>;
 }
 
-/** Starts `deno run -A main.ts serve` with `config` on a socket in `dir`. */
+/**
+ * Starts `paneflow serve` with `config` on a socket in `dir/name`: the test
+ * harness's host (tests/_harness.ts), run with the V8 flags a detached host
+ * (and the compiled binary) runs with and only the environment given here.
+ */
 export async function startHost(dir: string, name: string, config: unknown): Promise<Host> {
   await Deno.mkdir(`${dir}/${name}`, { recursive: true });
-  const socket = `${dir}/${name}/s.sock`;
-  const configPath = `${dir}/${name}/config.jsonc`;
-  await Deno.writeTextFile(configPath, JSON.stringify(config, null, 2));
-  const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: Deno.env.get("HOME") ?? dir,
-    SHELL: "/bin/sh",
-    LANG: "C.UTF-8",
-    PANEFLOW_SOCKET_PATH: socket,
-    PANEFLOW_CONFIG: configPath,
-    PANEFLOW_IPC_SCRIPTING: "1",
-    ...Object.fromEntries(
-      ["PANEFLOW_FLOOD_REST_MS"].flatMap((k) => Deno.env.get(k) ? [[k, Deno.env.get(k)!]] : []),
-    ),
-  };
-  const child = new Deno.Command(Deno.execPath(), {
-    // The flags a detached host (and the compiled binary) runs with.
-    args: ["run", "-A", "--quiet", `--v8-flags=${HOST_V8_FLAGS}`, MAIN, "serve"],
-    cwd: ROOT,
-    env,
+  const host = await startTestHost({
+    dir: `${dir}/${name}`,
+    config: JSON.stringify(config, null, 2),
+    env: {
+      LANG: "C.UTF-8",
+      ...Object.fromEntries(
+        ["PANEFLOW_FLOOD_REST_MS"].flatMap((k) => Deno.env.get(k) ? [[k, Deno.env.get(k)!]] : []),
+      ),
+    },
     clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let log = "";
-  const dec = new TextDecoder();
-  const drained = (async () => {
-    for await (const chunk of child.stderr) log += dec.decode(chunk, { stream: true });
-  })();
-  let exited = false;
-  const status = child.status.then((s) => {
-    exited = true;
-    return s;
+    cwd: ROOT,
+    denoFlags: [`--v8-flags=${HOST_V8_FLAGS}`],
+    readyTimeoutMs: 30_000,
+    killAfterMs: 5000,
+  }).catch((e) => {
+    throw new Error(`host ${name}: ${(e as Error).message}`);
   });
+  let rpc: RpcConn;
+  try {
+    rpc = await RpcConn.open(host.socket);
+  } catch (e) {
+    await host.stop();
+    throw e;
+  }
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     try {
-      rpc?.close();
+      rpc.close();
     } catch { /* closed */ }
-    if (!exited) {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* gone */ }
-      const t = setTimeout(() => {
-        try {
-          child.kill("SIGKILL");
-        } catch { /* gone */ }
-      }, 5000);
-      await status;
-      clearTimeout(t);
-    }
-    await drained;
+    await host.stop();
   };
   onCleanup(stop);
-  let rpc: RpcConn | undefined = undefined;
-  const deadline = performance.now() + 30_000;
-  while (true) {
-    if (exited) {
-      await drained;
-      throw new Error(`host ${name} exited: ${log.trim()}`);
-    }
-    try {
-      const r = await RpcConn.open(socket);
-      try {
-        await r.call("system.ping");
-        break;
-      } finally {
-        r.close();
-      }
-    } catch (e) {
-      if (performance.now() > deadline) throw new Error(`host ${name} did not answer in 30 s: ${e}; ${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  rpc = await RpcConn.open(socket);
-  return { pid: child.pid, socket, env, rpc, stop };
+  return { pid: host.pid, socket: host.socket, env: host.env, rpc, stop };
 }
 
 /** Output of a finished command. */

@@ -1,5 +1,5 @@
 /**
- * The pane worker (src/server/pane_worker.ts) under V8's sampling profiler,
+ * The pane worker (src/server/pane/worker.ts) under V8's sampling profiler,
  * for bench/profile.ts: starts the profiler, loads the worker, and answers
  * the message `"profile-stop"` with `{profile}` (a .cpuprofile object);
  * every other message goes to the worker as usual.

@@ -27,13 +27,25 @@ export interface HostOptions {
   env?: Record<string, string>;
   /** Set PANEFLOW_IPC_SCRIPTING=1 (default true). */
   scripting?: boolean;
-  /** Extra `deno run` flags for the host (bench/host_profile.ts: `--inspect`). */
+  /** The host's directory (socket and config inside), kept by {@link TestHost.stop}; default a new temp dir, removed. */
+  dir?: string;
+  /** Run the host with only the environment given here (no inherited variables). */
+  clearEnv?: boolean;
+  /** The host's working directory (default this process's). */
+  cwd?: string;
+  /** More `deno run` flags for the host (bench/: the V8 flags a detached host runs with, `--inspect`). */
   denoFlags?: string[];
+  /** How long the host may take to answer its first ping (default 15 s). */
+  readyTimeoutMs?: number;
+  /** On stop, SIGKILL a host still running this long after SIGTERM (default: wait for it). */
+  killAfterMs?: number;
 }
 
 /** A running host for one test. */
 export interface TestHost {
   dir: string;
+  /** The host's process id. */
+  pid: number;
   socket: string;
   env: Record<string, string>;
   /** Runs `paneflow <args>` against this host. */
@@ -154,11 +166,19 @@ export interface Served {
   exited: Promise<number>;
 }
 
-/** Starts `paneflow serve` with exactly `env`; does not wait for it to answer. */
-export function spawnServe(env: Record<string, string>, denoFlags: string[] = []): Served {
+/**
+ * Starts `paneflow serve` with `env` (and only it with `clearEnv`); does not
+ * wait for it to answer. `denoFlags` go to `deno run`.
+ */
+export function spawnServe(
+  env: Record<string, string>,
+  opts: { clearEnv?: boolean; denoFlags?: string[]; cwd?: string } = {},
+): Served {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", ...denoFlags, `--config=${CONFIG}`, MAIN, "serve"],
+    args: ["run", "-A", "--quiet", `--config=${CONFIG}`, ...(opts.denoFlags ?? []), MAIN, "serve"],
     env,
+    clearEnv: opts.clearEnv ?? false,
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -188,7 +208,7 @@ export async function exists(path: string): Promise<boolean> {
 
 /** Starts a real host (`paneflow serve`) on a temp socket and waits until it answers. */
 export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
-  const dir = await Deno.makeTempDir({ prefix: "pf-" });
+  const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "pf-" });
   const socket = `${dir}/s.sock`;
   const configPath = `${dir}/config.jsonc`;
   await Deno.writeTextFile(configPath, opts.config ?? "{}");
@@ -201,7 +221,7 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
     ...(opts.scripting === false ? {} : { PANEFLOW_IPC_SCRIPTING: "1" }),
     ...opts.env,
   };
-  const served = spawnServe(env, opts.denoFlags);
+  const served = spawnServe(env, opts);
   let exited = false;
   served.exited.then(() => (exited = true));
 
@@ -215,6 +235,7 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
   };
   const host: TestHost = {
     dir,
+    pid: served.child.pid,
     socket,
     env,
     cli: (args, o = {}) => runCli(args, { ...env, ...o.env }, o.stdin),
@@ -237,20 +258,29 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
     },
     log: served.log,
     async stop() {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       if (!exited) {
         try {
           served.child.kill("SIGTERM");
         } catch { /* gone */ }
+        if (opts.killAfterMs !== undefined) {
+          timer = setTimeout(() => {
+            try {
+              served.child.kill("SIGKILL");
+            } catch { /* gone */ }
+          }, opts.killAfterMs);
+        }
       }
       await served.exited;
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      clearTimeout(timer);
+      if (opts.dir === undefined) await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
   try {
     await waitUntil("the host to answer system.ping", async () => {
       if (exited) throw new Error(`host exited: ${served.log()}`);
       return (await rpc("system.ping")).result;
-    }, { timeoutMs: 15_000 });
+    }, { timeoutMs: opts.readyTimeoutMs ?? 15_000 });
   } catch (e) {
     await host.stop();
     throw e;

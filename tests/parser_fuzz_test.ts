@@ -12,7 +12,7 @@ import { describeToolCall, hookFrame, lastAssistantText, methodFor } from "../sr
 import { FlowSpecError, parseFlowToml } from "../src/flow/check.ts";
 import { parseConfig } from "../src/spec/config.ts";
 import { methods } from "../src/spec/protocol.ts";
-import { parseWorkspaceToml, WorkspaceSpecError } from "../src/spec/workspace.ts";
+import { parseWorkspaceToml, WorkspaceSpecError } from "../src/up/check.ts";
 import { ROOT } from "./_harness.ts";
 import { rng } from "./_prng.ts";
 

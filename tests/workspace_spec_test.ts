@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { DEFAULT_LAUNCHERS } from "../src/agents/launchers.ts";
-import { findRepoRoot, parseWorkspaceToml, WorkspaceSpecError } from "../src/spec/workspace.ts";
+import { findRepoRoot, parseWorkspaceToml, WorkspaceSpecError } from "../src/up/check.ts";
 import { ROOT } from "./_harness.ts";
 
 const BASE = `${ROOT}tests/fixtures/workspace`;

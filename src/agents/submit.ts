@@ -11,6 +11,7 @@ import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { AgentTracker } from "./tracker.ts";
 import type { PanePool } from "../server/pane/pool.ts";
+import { agentWorking, dialogShown } from "./readiness.ts";
 
 /** How a submit ended. */
 export type SubmitStatus = "submitted" | "queued" | "stalled" | "unknown";
@@ -92,7 +93,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
   const { pool, agents, id, text } = opts;
   const started = Date.now();
   const first = await agents.screenNow(id);
-  if (first?.verdict?.rule === "permission_dialog" || first?.verdict?.rule === "trust_dialog") {
+  if (first?.verdict && dialogShown(first.verdict.rule, { trust: true })) {
     throw new RpcError(
       ErrorCode.InvalidParams,
       `Pane ${id} shows a permission dialog (${
@@ -103,7 +104,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
   }
   // A hooked agent's Stop hook ends the turn before Claude Code redraws its idle
   // screen, so its state is trusted over a busy line that is still on screen.
-  const inTurn = ["thinking", "stalled"].includes(agents.stateOf(id) ?? "");
+  const inTurn = agentWorking(agents.stateOf(id));
   const busy = agents.hookedOf(id) ? inTurn : inTurn || first?.verdict?.state === "thinking";
   let hookSeen = false;
   const wanted = squash(text);
@@ -158,7 +159,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
       }
       // A dialog replaced the input box (the turn asked for a tool at once): the prompt was taken.
       if (
-        screen.verdict?.rule === "permission_dialog" && screen.composer === null && first?.composer !== null
+        dialogShown(screen.verdict?.rule) && screen.composer === null && first?.composer !== null
       ) {
         return result("submitted", "a permission dialog opened after the Enter");
       }

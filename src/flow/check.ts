@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { type Issue, type LocatedIssue, locateIssues, type ResolvedWorkspace } from "../spec/workspace.ts";
-import { branchProblem, checkWorkspace, formatIssue } from "../spec/workspace.ts";
+import type { Issue, LocatedIssue, ResolvedWorkspace } from "../spec/workspace.ts";
+import { branchProblem, checkWorkspace, formatIssue, locateIssues } from "../up/check.ts";
 import { UsageError } from "../errors.ts";
-import { type Locator, parseTomlFile } from "../spec/toml_locate.ts";
+import { type Locator, parseTomlFile } from "../toml_locate.ts";
 import type { FlowPlan, StepInstance } from "../spec/flow.ts";
 import { OnFailure, PANE_BUDGET } from "../spec/flow.ts";
 import { findCycles } from "./cycles.ts";

@@ -11,8 +11,9 @@
 import { Client } from "../client/client.ts";
 import { CliFailure, describeError } from "../errors.ts";
 import type { FlowPlan } from "../spec/flow.ts";
-import type { Locator } from "../spec/toml_locate.ts";
-import { type LocatedIssue, locateIssues } from "../spec/workspace.ts";
+import type { Locator } from "../toml_locate.ts";
+import type { LocatedIssue } from "../spec/workspace.ts";
+import { locateIssues } from "../up/check.ts";
 
 /** The label of this machine's host (as in `ps --all-hosts`). */
 export const LOCAL = "local";

@@ -13,6 +13,7 @@ import type { PaneInfo } from "../client/selectors.ts";
 import { RpcError } from "../errors.ts";
 import { type FlowPlan, type StepInstance, substitute } from "./check.ts";
 import { type FlowHosts, type HostLink, LOCAL } from "./hosts.ts";
+import { readyForPrompt } from "../agents/readiness.ts";
 
 /** Lines a `ready` pattern scans. */
 const SCAN_LINES = 500;
@@ -331,8 +332,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       if (feed.exitCode(id) !== undefined) {
         throw new StepFailure(`pane ${id} exited before its prompt could be submitted`);
       }
-      if (st.tool && ["idle", "finished", "waiting_for_input"].includes(st.state)) return;
-      if (!st.tool && st.idle_ms >= QUIET_MS) return;
+      if (readyForPrompt(st, QUIET_MS)) return;
       await feed.next(id, 200, stepAbort.signal);
     }
     if (stepAbort.signal.aborted) throw new StepFailure("interrupted");

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { EXPECTED, kindOf, suggest, valueAt } from "../spec/_words.ts";
+import { EXPECTED, kindOf, suggest, valueAt } from "../issue_words.ts";
 import { FlowSpec, Step } from "../spec/flow.ts";
 import { type Issue, PaneSpec } from "../spec/workspace.ts";
 

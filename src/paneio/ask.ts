@@ -11,7 +11,7 @@ import { RpcError } from "../errors.ts";
 import type { Surface } from "../server/registry.ts";
 import type { PaneHost } from "./host.ts";
 import { isBarePrompt, type PromptRule } from "./prompts.ts";
-import type { Readiness } from "./ready.ts";
+import type { Readiness } from "../agents/readiness.ts";
 
 /** ptywright's timeout code (SPEC §9), used by PaneIO's waits too. */
 export const TIMEOUT_CODE = -32001;

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { agentWorking, turnEnded } from "../agents/readiness.ts";
 import type { Surface } from "../server/registry.ts";
 import { parseReply, waitOnPane } from "./ask.ts";
 import type { PaneHost } from "./host.ts";
@@ -357,10 +358,10 @@ export class QueueService {
           if (this.#stopped) return { stopped: true as const };
           if (!this._host.alive(s)) return { exited: true as const };
           const st = this._host.status(s);
-          if (st.state === "thinking" || st.state === "stalled") sawTurn = true;
+          if (agentWorking(st.state)) sawTurn = true;
           if (st.state === "errored") return { error: st.message ?? "the agent's turn failed" };
           // A turn too short to be seen busy: the tracker's state still reached finished after the send.
-          if ((sawTurn || Date.now() - started > 3000) && (st.state === "finished" || st.state === "idle")) {
+          if ((sawTurn || Date.now() - started > 3000) && turnEnded(st.state)) {
             return { result: st.last_result ?? await this.#screenResult(s, content) };
           }
           return null;

@@ -17,7 +17,7 @@ import type { Registry } from "../server/registry.ts";
 import type { Surface } from "../server/registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../agents/submit.ts";
 import { PROMPT_RULES, type PromptRule, userRules } from "./prompts.ts";
-import { type Readiness, readiness } from "./ready.ts";
+import { dialogShown, type Readiness, readiness } from "../agents/readiness.ts";
 
 /** Rows of a pane from `from` (0-based, counted in the whole buffer) to its last row with content. */
 export interface Rows {
@@ -121,7 +121,7 @@ export class PaneHost {
       agent = {
         tool,
         state: agents.stateOf(s.id) ?? "unknown_running",
-        dialog: screen?.verdict?.rule === "permission_dialog",
+        dialog: dialogShown(screen?.verdict?.rule),
       };
     }
     const last = (await pool.read(s.id, 1, 0)).lines[0] ?? "";

@@ -26,6 +26,17 @@ export type SessionCall =
   | { kind: "cancel"; wid: number; reason: "closed" | "cancelled" }
   | { kind: "pixels"; width: number; height: number };
 
+/** What each session call answers (the worker's `session` op). */
+export interface SessionResults {
+  /** The ScreenSnapshot as JSON text (built once, in the worker). */
+  snapshot: string;
+  transcript: { text: string };
+  output: OutputDelta;
+  wait: WaitOutcome;
+  cancel: { cancelled: boolean };
+  pixels: null;
+}
+
 /** A cell's style. Colours: `default`, `idx:N` or `rgb:R:G:B`. */
 export interface CellStyle {
   foreground: string;

@@ -34,6 +34,7 @@
 import { RpcError } from "../errors.ts";
 import { type Action, PW_KEYS, PW_SIGNALS, PwError, PwLimits, PwMessage } from "../spec/ptywright.ts";
 import type { PanePool } from "../server/pane/pool.ts";
+import type { SessionCall, SessionResults } from "./_protocol.ts";
 import type { Registry, Surface } from "../server/registry.ts";
 import type { WorkerEvent } from "../server/pane/protocol.ts";
 import type { OutputDelta, ScreenSnapshot, WaitOutcome, WaitResult } from "./_protocol.ts";
@@ -303,7 +304,7 @@ export class Sessions {
 
   /** The retained transcript, unredacted. */
   async transcript(id: string): Promise<string> {
-    return (await this.#ask<{ text: string }>(id, { kind: "transcript" })).text;
+    return (await this.#ask(id, { kind: "transcript" })).text;
   }
 
   /** The transcript written after `since` characters. */
@@ -311,10 +312,10 @@ export class Sessions {
     return this.#ask(id, { kind: "output", since });
   }
 
-  async #ask<T>(id: string, call: Parameters<PanePool["session"]>[1]): Promise<T> {
+  async #ask<C extends SessionCall>(id: string, call: C): Promise<SessionResults[C["kind"]]> {
     const s = this.get(id);
     try {
-      return await this._pool.session<T>(s.surface.id, call);
+      return await this._pool.session(s.surface.id, call);
     } catch (e) {
       if (!this.#byId.has(id)) throw closed();
       throw new RpcError(PwError.Internal, (e as Error).message);
@@ -341,7 +342,7 @@ export class Sessions {
     let outcome: WaitOutcome;
     try {
       if (signal?.aborted) throw new RpcError(PwError.Cancelled, PwMessage.Cancelled);
-      outcome = await this._pool.session<WaitOutcome>(s.surface.id, {
+      outcome = await this._pool.session(s.surface.id, {
         kind: "wait",
         wid,
         matcher,

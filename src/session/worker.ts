@@ -12,6 +12,7 @@
  * @module
  */
 import type xterm from "@xterm/headless";
+import type { SessionResults } from "./_protocol.ts";
 import { PwLimits } from "../spec/ptywright.ts";
 import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./_protocol.ts";
 import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
@@ -235,7 +236,10 @@ function wait(s: Session, call: Extract<SessionCall, { kind: "wait" }>): Promise
 }
 
 /** Answers one session call for pane `id`. */
-export function sessionCall(id: number, call: SessionCall): unknown {
+export function sessionCall(
+  id: number,
+  call: SessionCall,
+): SessionResults[SessionCall["kind"]] | Promise<SessionResults["wait"]> {
   if (call.kind === "cancel") {
     const found = waitsById.get(call.wid);
     if (found) finish(found.s, found.w, { ok: false, error: call.reason });

@@ -1,7 +1,9 @@
 /**
  * The protocol: every JSON-RPC method with its params schema. The host
  * validates each request with these; `paneflow api schema` prints them as JSON
- * Schema. Method names are the seed's and never renamed.
+ * Schema. Method names are the seed's and never renamed. What the methods
+ * answer is in ./results.ts, what the host pushes in ./events.ts, each
+ * family's error table in ./errors.ts.
  *
  * This module imports zod: the CLI path must not import it.
  *

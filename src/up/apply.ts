@@ -15,16 +15,11 @@ import { launchers } from "../agents/launchers.ts";
 import { launchHooks } from "../agents/per_launch.ts";
 import { dirname, selfCommand } from "../paths.ts";
 import { bracketedPaste } from "../agents/submit.ts";
-import {
-  checkWorkspace,
-  formatPath,
-  type Issue,
-  type ResolvedPane,
-  type WorkspaceSpec,
-} from "../spec/workspace.ts";
+import type { Issue, ResolvedPane, WorkspaceSpec } from "../spec/workspace.ts";
+import { checkWorkspace, formatPath } from "./check.ts";
 import { planPanes } from "./plan.ts";
 import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
-import { foreground } from "../server/pane/proc.ts";
+import { prefillSettled, readingTty } from "../agents/readiness.ts";
 import type { PaneOptions, Surface, Workspace } from "../server/registry.ts";
 import type { HostContext } from "../server/context.ts";
 import { paneBaseEnv, paneShell } from "../server/pane/env.ts";
@@ -387,10 +382,6 @@ export function prefillPrompt(ctx: HostContext, s: Surface, prompt: string): voi
     .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
 }
 
-/** Quiet time after the program's first output before it counts as ready. */
-const SETTLE_MS = 500;
-/** A program that prints nothing counts as ready after this long. */
-const SILENT_MS = 3000;
 /** Typed anyway when output never settles within this long. */
 const READY_DEADLINE_MS = 60_000;
 
@@ -399,34 +390,6 @@ function cmdline(pid: number): string | null {
     return Deno.readTextFileSync(`/proc/${pid}/cmdline`);
   } catch {
     return null;
-  }
-}
-
-/** The numbers of read(2) and readv(2) by architecture (they differ: x86_64's read is 0, arm64's 63). */
-const READ_SYSCALLS: Record<string, readonly number[]> = {
-  x86_64: [0, 19],
-  aarch64: [63, 65],
-};
-
-/**
- * Whether a /proc/<pid>/syscall line says the process is blocked in read on
- * fd 0 on `arch` (`Deno.build.arch`). An unknown architecture: never (the
- * prefill then waits for quiet output instead).
- */
-export function blockedReadingFd0(line: string, arch: string = Deno.build.arch): boolean {
-  const numbers = READ_SYSCALLS[arch];
-  if (!numbers) return false;
-  const [nr, fd] = line.trim().split(" ");
-  return numbers.includes(Number(nr)) && fd === "0x0";
-}
-
-/** Whether the pane's foreground process is blocked reading its terminal (fd 0). */
-function readingTty(pid: number): boolean {
-  const fg = foreground(pid)?.pid ?? pid;
-  try {
-    return blockedReadingFd0(Deno.readTextFileSync(`/proc/${fg}/syscall`));
-  } catch {
-    return false;
   }
 }
 
@@ -460,9 +423,18 @@ async function prefill(
   while (!gone()) {
     const now = Date.now();
     if (now - launched > READY_DEADLINE_MS) break;
-    if (s.generation > g0) {
-      if (now - s.lastOutputAt >= SETTLE_MS) break;
-    } else if (now - launched >= SILENT_MS || readingTty(s.pid)) break;
+    const printed = s.generation > g0;
+    if (
+      prefillSettled({
+        now,
+        launched,
+        printed,
+        lastOutputAt: s.lastOutputAt,
+        reading: () => readingTty(s.pid),
+      })
+    ) {
+      break;
+    }
     await tick();
   }
   if (gone()) return;

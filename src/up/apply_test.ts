@@ -42,7 +42,7 @@ Deno.test("programProblem finds programs on PATH and by path, and stays quiet wh
 });
 
 Deno.test("prefill: the tty check knows read's syscall number on each architecture", async () => {
-  const { blockedReadingFd0 } = await import("./apply.ts");
+  const { blockedReadingFd0 } = await import("../agents/readiness.ts");
   assert.equal(blockedReadingFd0("0 0x0 0x7ffd 0x1 0x0 0x0 0x0 0x7ffd 0x7f12", "x86_64"), true);
   assert.equal(
     blockedReadingFd0("0 0x3 0x7ffd 0x1 0x0 0x0 0x0 0x7ffd 0x7f12", "x86_64"),

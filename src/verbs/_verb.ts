@@ -142,11 +142,14 @@ export function renderHelp(
   return lines.join("\n");
 }
 
-/** A CLI verb. `run` returns the exit code or throws. */
+/**
+ * A CLI verb. `run` returns the exit code or throws. Its one-line summary is
+ * not here: the registry (`mod.ts`) carries every verb's summary, for
+ * `paneflow help` and for the verb's own `--help`.
+ */
 export interface Verb<O extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
   name: string;
   aliases?: string[];
-  summary: string;
   usage: string;
   details?: string;
   options: O;
@@ -159,14 +162,15 @@ export function defineVerb<O extends Record<string, OptionSpec>>(verb: Verb<O>):
   return verb;
 }
 
-/** Parses argv for a verb and runs it, or prints its help. */
+/** Parses argv for a verb and runs it, or prints its help (`summary`: the registry's). */
 export async function runVerb<O extends Record<string, OptionSpec>>(
   verb: Verb<O>,
   argv: string[],
+  summary: string,
 ): Promise<number> {
   const parsed = parseArgs(verb.name, verb.options, verb.positionals, argv);
   if (parsed.help) {
-    console.log(renderHelp(verb, verb.options));
+    console.log(renderHelp({ ...verb, summary }, verb.options));
     return 0;
   }
   return await verb.run(parsed);

@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "adapter",
-  summary: "Drive an agent through an adapter plugin (start, turn, state, ...)",
   usage: [
     "paneflow adapter start <plugin> [--cwd <dir>] [--env K=V]... [-- <args>...]",
     "       paneflow adapter turn <adapter> <prompt> [--timeout <s>] [--text]",

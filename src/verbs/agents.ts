@@ -2,7 +2,6 @@ import { defineVerb, printJson, printTable } from "./_verb.ts";
 
 export default defineVerb({
   name: "agents",
-  summary: "Show the agents' status files (status/agents/<name>.yaml) of the queue",
   usage: "paneflow agents [--queue <dir>] [--json]",
   details: "The host keeps these from the panes' real states. See docs/paneio.md.",
   options: {

@@ -72,7 +72,6 @@ async function post(method: string, params: unknown): Promise<void> {
 
 export default defineVerb({
   name: "ai-hook",
-  summary: "Lifecycle hook for agents: reads the hook JSON on stdin, posts one ai.* frame",
   usage: "paneflow ai-hook <event> [--tool <family>]",
   details: [
     "Events: Claude Code's hook names (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,",

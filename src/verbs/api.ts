@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "api",
-  summary: "Call a JSON-RPC method, or print the protocol's JSON Schema",
   usage: "paneflow api <method> [<params-json>] | paneflow api schema",
   options: {},
   positionals: [{ name: "method" }, { name: "params", optional: true }],

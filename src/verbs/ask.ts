@@ -6,7 +6,6 @@ import { explainGate } from "./send.ts";
 
 export default defineVerb({
   name: "ask",
-  summary: "Type text into a pane and print its reply up to a marker line (gated)",
   usage: "paneflow ask <target> <text> --marker <m> [--timeout <s>] [--no-submit] [--json]",
   details: [
     "Types the text and presses Enter (through the submit transaction in an agent's pane),",

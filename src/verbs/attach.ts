@@ -26,7 +26,6 @@ function out(s: string) {
 
 export default defineVerb({
   name: "attach",
-  summary: "Show a pane in this terminal and type into it; Ctrl-] detaches",
   usage: "paneflow attach <target>",
   details: [
     "Redraws the pane's screen (as text, without colors) whenever it changes and forwards",

@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "clear",
-  summary: "Clear a pane's scrollback and screen (the cursor's line stays on top)",
   usage: "paneflow clear <target> [--json]",
   details: "Done in paneflow's terminal, not typed: the program is not told. See docs/paneio.md.",
   options: { json: { type: "boolean", description: "Print the result object" } },

@@ -14,7 +14,6 @@ interface Row {
 
 export default defineVerb({
   name: "clients",
-  summary: "List the host's connections: who holds the slots",
   usage: "paneflow clients [--json]",
   details: [
     "One row per connection: its id, the client's pid, name and verb (as the client said in",

@@ -5,7 +5,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "close",
-  summary: "Close a pane (its program gets SIGHUP); --workspace closes a whole workspace",
   usage: "paneflow close <target> | paneflow close --workspace <index|id>",
   options: {
     workspace: {

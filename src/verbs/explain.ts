@@ -24,7 +24,6 @@ const age = (ms: number) => (ms < 1000 ? `${ms} ms ago` : `${(ms / 1000).toFixed
 
 export default defineVerb({
   name: "explain",
-  summary: "Explain a pane's agent state: the last hook, the screen rule, and why",
   usage: "paneflow explain <target> [--json]",
   options: { json: { type: "boolean", description: "Print the explanation as JSON" } },
   positionals: [{ name: "target" }],

@@ -10,7 +10,6 @@ const FINAL_LINES = 15;
 
 export default defineVerb({
   name: "flow",
-  summary: "Run or validate a multi-agent pipeline (a TOML DAG of steps)",
   usage: "paneflow flow <run|validate> <file> [--dry-run] [--json] [--keep-host] [--no-embedded]",
   details: [
     "run: steps start as soon as their needs are READY. Live transitions go to stderr, the",
@@ -45,7 +44,7 @@ export default defineVerb({
       throw new UsageError(`Cannot read flow file "${file}": ${why}`);
     }
     const { parseFlowToml, FlowSpecError } = await import("../flow/check.ts");
-    const { formatIssue } = await import("../spec/workspace.ts");
+    const { formatIssue } = await import("../up/check.ts");
     const { loadConfig } = await import("../spec/config.ts");
     const { launchers } = await import("../agents/launchers.ts");
     const config = await loadConfig().catch((e) => {

@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "focus",
-  summary: "Focus a pane and make its workspace active",
   usage: "paneflow focus <target>",
   options: {},
   positionals: [{ name: "target" }],

@@ -5,7 +5,6 @@ import { defineVerb, renderHelp } from "./_verb.ts";
 
 export default defineVerb({
   name: "help",
-  summary: "Show help for paneflow or a verb",
   usage: "paneflow help [<verb>]",
   options: {},
   positionals: [{ name: "verb", optional: true }],
@@ -17,7 +16,7 @@ export default defineVerb({
     const entry = findVerb(args[0]);
     if (!entry) throw new CliFailure(`Unknown verb "${args[0]}"\n\n${usage()}`, ExitCode.Usage);
     const verb = (await entry.load()).default;
-    console.log(renderHelp(verb, verb.options));
+    console.log(renderHelp({ ...verb, summary: entry.summary }, verb.options));
     return 0;
   },
 });

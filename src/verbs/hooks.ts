@@ -153,7 +153,6 @@ async function runOne(
 
 export default defineVerb({
   name: "hooks",
-  summary: "Manage paneflow's lifecycle hooks in Claude Code, Codex and Gemini CLI",
   usage: "paneflow hooks <setup|status|uninstall> [--agent claude|codex|gemini] [--dry-run] [--json]",
   details: [
     "setup adds a hook (tagged `# paneflow-managed`) for each event paneflow tracks, leaving your own hooks",

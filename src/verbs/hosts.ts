@@ -12,7 +12,6 @@ interface Row {
 
 export default defineVerb({
   name: "hosts",
-  summary: "List the config's remote hosts with reachability and versions",
   usage: "paneflow hosts [--json]",
   details: "Each named host (config `hosts.<name> = {ssh, paneflow?, socket?}`) is reached over ssh " +
     "through `paneflow relay`, all at once. Exit 1 when any host is unreachable.",

@@ -5,7 +5,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "key",
-  summary: "Send one named keystroke that does not submit (gated)",
   usage: "paneflow key <target> <keystroke>",
   details: [
     "Keys: tab, shift-tab, esc (escape), backspace, delete, insert, up, down, left, right,",

@@ -5,7 +5,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "layout",
-  summary: "Apply a preset or a JSON split tree to a workspace",
   usage: "paneflow layout <even_h|even_v|main_vertical|tiled|JSON> [--workspace <index|id>]",
   details: 'A tree is {"direction":"h"|"v","children":[...],"sizes":[...]} with {"surface_id":N} leaves.',
   options: {

@@ -8,7 +8,6 @@ import { defineVerb, printJson, printTable } from "./_verb.ts";
 export default defineVerb({
   name: "ls",
   aliases: ["list_panes"],
-  summary: "List the panes of the active workspace (JSON; --human for a table)",
   usage: "paneflow ls [--all | --all-hosts] [--workspace <index|id>] [--human|--json]",
   options: {
     all: { type: "boolean", short: "a", description: "List panes of every workspace" },

@@ -71,7 +71,6 @@ function statusText(r: AgentReport): string {
 
 export default defineVerb({
   name: "mcp",
-  summary: "Serve the read-only MCP bridge on stdio, or install it into coding agents",
   usage: "paneflow mcp [install|status|uninstall] [--agent <name>]... [--dry-run] [--json]",
   details: [
     "With no action, runs the MCP server on stdin/stdout (stdout carries the protocol only). Tools:",

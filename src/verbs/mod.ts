@@ -1,6 +1,7 @@
 /**
- * The verb registry: one entry per verb with its summary and a lazy import
- * of its module, so `paneflow ls` loads only what `ls` needs. The imports go
+ * The verb registry: one entry per verb with its summary (the only copy:
+ * `paneflow help` lists them and a verb's `--help` shows its own) and a lazy
+ * import of its module, so `paneflow ls` loads only what `ls` needs. The imports go
  * through a variable: Deno then leaves the heavy verbs (and zod, node-pty,
  * xterm) out of every start's module graph, which halves a one-shot `read`
  * (bench/). `deno task compile` names the verb modules with `--include`.
@@ -50,99 +51,148 @@ function dyn(file: string): Promise<{ default: Verb }> {
 export const verbs: VerbEntry[] = [
   {
     name: "serve",
-    summary: "Run the host (foreground, or --detach)",
+    summary: "Run the host: owns every pane's PTY and answers JSON-RPC on the socket",
     heavy: true,
     load: () => dyn("serve"),
   },
-  { name: "new", summary: "Create a workspace with one pane", load: () => dyn("new") },
-  { name: "split", summary: "Split a pane (h: right, v: below)", load: () => dyn("split") },
+  { name: "new", summary: "Create a workspace with one pane and make it active", load: () => dyn("new") },
+  {
+    name: "split",
+    summary: "Split a pane: h puts the new pane to the right, v below",
+    load: () => dyn("split"),
+  },
   {
     name: "ls",
     aliases: ["list_panes"],
-    summary: "List panes (JSON; --human for a table)",
+    summary: "List the panes of the active workspace (JSON; --human for a table)",
     load: () => dyn("ls"),
   },
   {
     name: "read",
     aliases: ["read_pane"],
-    summary: "Read a pane's screen and scrollback",
+    summary: "Read a pane's newest lines (fenced as untrusted output unless --raw)",
     load: () => Promise.resolve({ default: read as Verb }),
   },
   {
     name: "search",
     aliases: ["search_pane"],
-    summary: "Search a pane's scrollback",
+    summary: "Search a pane's scrollback (case-insensitive substring)",
     load: () => dyn("search"),
   },
-  { name: "send", summary: "Type text into a pane (gated)", load: () => dyn("send") },
-  { name: "key", summary: "Send one named keystroke (gated)", load: () => dyn("key") },
+  {
+    name: "send",
+    summary: "Type text into a pane as-is; --submit pastes it and presses Enter (gated)",
+    load: () => dyn("send"),
+  },
+  { name: "key", summary: "Send one named keystroke that does not submit (gated)", load: () => dyn("key") },
   {
     name: "attach",
-    summary: "Show a pane in this terminal and type into it (Ctrl-] detaches)",
+    summary: "Show a pane in this terminal and type into it; Ctrl-] detaches",
     load: () => dyn("attach"),
   },
   {
     name: "wait",
-    summary: "Block until panes match a pattern and/or go idle",
+    summary: "Block until panes show a pattern, go idle, or both",
     load: () => dyn("wait"),
   },
-  { name: "watch", summary: "Stream events as JSON lines", load: () => dyn("watch") },
+  {
+    name: "watch",
+    summary: "Stream lifecycle and surface events as JSON lines until Ctrl-C",
+    load: () => dyn("watch"),
+  },
   {
     name: "ask",
-    summary: "Type text into a pane and print the reply up to a marker (gated)",
+    summary: "Type text into a pane and print its reply up to a marker line (gated)",
     load: () => dyn("ask"),
   },
-  { name: "ready", summary: "Tell whether a pane is ready for input", load: () => dyn("ready") },
-  { name: "clear", summary: "Clear a pane's scrollback and screen", load: () => dyn("clear") },
+  {
+    name: "ready",
+    summary: "Tell whether a pane is ready for input (exit 0 ready, 1 not ready, 4 --wait timed out)",
+    load: () => dyn("ready"),
+  },
+  {
+    name: "clear",
+    summary: "Clear a pane's scrollback and screen (the cursor's line stays on top)",
+    load: () => dyn("clear"),
+  },
   {
     name: "msg",
-    summary: "Agent message queue: send|ls|show|wait|prune",
+    summary: "The agent message queue: send, list, show, wait for, and prune messages",
     heavy: true,
     load: () => dyn("msg"),
   },
   {
     name: "agents",
-    summary: "Show the agents' status files of the queue",
+    summary: "Show the agents' status files (status/agents/<name>.yaml) of the queue",
     heavy: true,
     load: () => dyn("agents"),
   },
-  { name: "status", summary: "Show a pane's agent state", load: () => dyn("status") },
-  { name: "ps", summary: "List detected agents across workspaces", load: () => dyn("ps") },
+  {
+    name: "status",
+    summary: "Show one pane's agent state (a pane without an agent is idle)",
+    load: () => dyn("status"),
+  },
+  {
+    name: "ps",
+    summary: "List detected agents across all workspaces (table; --json for JSON)",
+    load: () => dyn("ps"),
+  },
   {
     name: "clients",
-    summary: "List the host's connections (who holds the slots)",
+    summary: "List the host's connections: who holds the slots",
     load: () => dyn("clients"),
   },
   {
     name: "explain",
-    summary: "Explain why a pane's agent state is what it is",
+    summary: "Explain a pane's agent state: the last hook, the screen rule, and why",
     load: () => dyn("explain"),
   },
   { name: "up", summary: "Bring up a workspace from a TOML spec", heavy: true, load: () => dyn("up") },
   {
     name: "flow",
-    summary: "Run or validate a multi-agent pipeline (TOML DAG)",
+    summary: "Run or validate a multi-agent pipeline (a TOML DAG of steps)",
     heavy: true,
     load: () => dyn("flow"),
   },
-  { name: "select", summary: "Make a workspace active", load: () => dyn("select") },
-  { name: "focus", summary: "Focus a pane and its workspace", load: () => dyn("focus") },
-  { name: "rename", summary: "Rename a pane", load: () => dyn("rename") },
-  { name: "close", summary: "Close a pane (SIGHUP to its program)", load: () => dyn("close") },
-  { name: "layout", summary: "Apply a layout to a workspace", load: () => dyn("layout") },
+  {
+    name: "select",
+    summary: "Make a workspace active (zero-based index or stable id w<N>, as workspace.list gives them)",
+    load: () => dyn("select"),
+  },
+  { name: "focus", summary: "Focus a pane and make its workspace active", load: () => dyn("focus") },
+  { name: "rename", summary: "Rename a pane (names are unique on the host)", load: () => dyn("rename") },
+  {
+    name: "close",
+    summary: "Close a pane (its program gets SIGHUP); --workspace closes a whole workspace",
+    load: () => dyn("close"),
+  },
+  {
+    name: "layout",
+    summary: "Apply a preset or a JSON split tree to a workspace",
+    load: () => dyn("layout"),
+  },
   {
     name: "hooks",
-    summary: "Install paneflow's hooks into Claude Code, Codex, Gemini CLI (setup|status|uninstall)",
+    summary: "Manage paneflow's lifecycle hooks in Claude Code, Codex and Gemini CLI",
     heavy: true,
     load: () => dyn("hooks"),
   },
   {
     name: "ai-hook",
-    summary: "Lifecycle hook that agents call (always exits 0)",
+    summary: "Lifecycle hook for agents: reads the hook JSON on stdin, posts one ai.* frame",
     load: () => dyn("ai_hook"),
   },
-  { name: "mcp", summary: "Serve the MCP bridge, or install it", heavy: true, load: () => dyn("mcp") },
-  { name: "adapter", summary: "Drive an agent through an adapter plugin", load: () => dyn("adapter") },
+  {
+    name: "mcp",
+    summary: "Serve the read-only MCP bridge on stdio, or install it into coding agents",
+    heavy: true,
+    load: () => dyn("mcp"),
+  },
+  {
+    name: "adapter",
+    summary: "Drive an agent through an adapter plugin (start, turn, state, ...)",
+    load: () => dyn("adapter"),
+  },
   {
     name: "plugin",
     summary: "List, describe or validate adapter plugins",
@@ -151,23 +201,31 @@ export const verbs: VerbEntry[] = [
   },
   {
     name: "web",
-    summary: "Serve a live view of every pane in a browser",
+    summary: "Serve a live view of every pane in a browser (read-only unless --input)",
     heavy: true,
     load: () => dyn("web"),
   },
   {
     name: "api",
-    summary: "Call a JSON-RPC method, or print the protocol schema",
+    summary: "Call a JSON-RPC method, or print the protocol's JSON Schema",
     heavy: true,
     load: () => dyn("api"),
   },
-  { name: "hosts", summary: "List remote hosts with reachability and versions", load: () => dyn("hosts") },
+  {
+    name: "hosts",
+    summary: "List the config's remote hosts with reachability and versions",
+    load: () => dyn("hosts"),
+  },
   {
     name: "relay",
-    summary: "Join stdin/stdout to the host socket (what --host runs over ssh)",
+    summary: "Join stdin/stdout to the host's socket (what --host runs over ssh)",
     load: () => dyn("relay"),
   },
-  { name: "version", summary: "Print the version", load: () => dyn("version") },
+  {
+    name: "version",
+    summary: "Print the version, and the running host's (system.identify) when one answers",
+    load: () => dyn("version"),
+  },
   { name: "help", summary: "Show help for paneflow or a verb", load: () => dyn("help") },
 ];
 

@@ -6,7 +6,6 @@ const SUBS = ["send", "ls", "show", "wait", "prune"];
 
 export default defineVerb({
   name: "msg",
-  summary: "The agent message queue: send, list, show, wait for, and prune messages",
   usage: [
     "paneflow msg send --from <a> --to <b> [--type task|info|result|error] <content|->",
     "       paneflow msg ls [--to <b>] [--from <a>] [--status <s>] [--json]",

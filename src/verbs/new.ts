@@ -4,7 +4,6 @@ import { absoluteDir } from "./_env.ts";
 
 export default defineVerb({
   name: "new",
-  summary: "Create a workspace with one pane and make it active",
   usage: "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>]",
   details: "Starts a detached host first when none answers (unless --no-autostart).",
   options: {

@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "plugin",
-  summary: "List, describe or validate adapter plugins",
   usage: "paneflow plugin ls | paneflow plugin describe <name> | paneflow plugin validate <manifest>",
   details: [
     "ls: the plugins the host can start adapters with (adapter.list).",

@@ -5,7 +5,6 @@ type Agent = Record<string, string | number | boolean | null>;
 
 export default defineVerb({
   name: "ps",
-  summary: "List detected agents across all workspaces (table; --json for JSON)",
   usage: "paneflow ps [--all-hosts] [--json]",
   options: {
     json: { type: "boolean", description: 'Print {"agents":[...]} (with --all-hosts: {"hosts":[...]})' },

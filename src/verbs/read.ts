@@ -5,7 +5,6 @@ import { defineVerb, printJson, printLine } from "./_verb.ts";
 export default defineVerb({
   name: "read",
   aliases: ["read_pane"],
-  summary: "Read a pane's newest lines (fenced as untrusted output unless --raw)",
   usage: "paneflow read <target> [--lines <n>] [--offset <n>] [--raw] [--json]",
   options: {
     lines: {

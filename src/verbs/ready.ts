@@ -6,7 +6,6 @@ import { defineVerb, printJson, printLine } from "./_verb.ts";
 
 export default defineVerb({
   name: "ready",
-  summary: "Tell whether a pane is ready for input (exit 0 ready, 1 not ready, 4 --wait timed out)",
   usage: "paneflow ready <target> [--wait] [--timeout <s>] [--json]",
   details: [
     "Ready: a shell at its prompt with no foreground job, or an agent that is idle, finished",

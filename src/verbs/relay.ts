@@ -10,7 +10,6 @@ import { defineVerb } from "./_verb.ts";
  */
 export default defineVerb({
   name: "relay",
-  summary: "Join stdin/stdout to the host's socket (what --host runs over ssh)",
   usage: "paneflow relay [--socket <path>] [--start]",
   details: "Bytes pass through unchanged in both directions. Exit 1, with one line on stderr, when no host " +
     "answers (unless --start starts one). The relay ends when stdin ends and the host has answered, " +

@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "rename",
-  summary: "Rename a pane (names are unique on the host)",
   usage: "paneflow rename <target> <name> | paneflow rename <target> --clear",
   options: { clear: { type: "boolean", description: "Remove the pane's name" } },
   positionals: [{ name: "target" }, { name: "name", optional: true }],

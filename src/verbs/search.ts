@@ -5,7 +5,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 export default defineVerb({
   name: "search",
   aliases: ["search_pane"],
-  summary: "Search a pane's scrollback (case-insensitive substring)",
   usage: "paneflow search <target> <pattern> [--max <n>] [--raw] [--human]",
   details: [
     "Matches are fenced as untrusted terminal output (a `text` field with the fenced",

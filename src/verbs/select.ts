@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "select",
-  summary: "Make a workspace active (zero-based index or stable id w<N>, as workspace.list gives them)",
   usage: "paneflow select <index|id>",
   options: {},
   positionals: [{ name: "index" }],

@@ -26,7 +26,6 @@ async function readStdin(): Promise<string> {
 
 export default defineVerb({
   name: "send",
-  summary: "Type text into a pane as-is; --submit pastes it and presses Enter (gated)",
   usage: "paneflow send <target> <text|-> [--submit] [--paste] [--broadcast] [--json]",
   details: [
     "Nothing is appended unless --submit. With --submit the text is pasted (bracketed",

@@ -4,7 +4,6 @@ import { defineVerb } from "./_verb.ts";
 
 export default defineVerb({
   name: "serve",
-  summary: "Run the host: owns every pane's PTY and answers JSON-RPC on the socket",
   usage:
     "paneflow serve [--detach | --stdio [--framing ndjson|lsp] | --socket <path>] [--log <file>] [--queue <dir>]",
   details: [

@@ -6,7 +6,6 @@ import { absoluteDir } from "./_env.ts";
 
 export default defineVerb({
   name: "split",
-  summary: "Split a pane: h puts the new pane to the right, v below",
   usage:
     "paneflow split <h|v> [--target <sel>] [--command <cmd>] [--name <name>] [--cwd <dir>] [--worktree <branch>]",
   details:

@@ -4,7 +4,6 @@ import { defineVerb, printJson } from "./_verb.ts";
 
 export default defineVerb({
   name: "status",
-  summary: "Show one pane's agent state (a pane without an agent is idle)",
   usage: "paneflow status <target> [--json]",
   options: { json: { type: "boolean", description: "Print the status object as JSON" } },
   positionals: [{ name: "target" }],

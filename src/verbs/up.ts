@@ -74,7 +74,6 @@ function printResult(r: UpResult): void {
 
 export default defineVerb({
   name: "up",
-  summary: "Bring up a workspace from a TOML spec",
   usage: "paneflow up <file> [--dry-run] [--json] [--no-autostart]",
   details: [
     "Validates the whole spec first (every problem is reported with its file, line and key;",
@@ -106,7 +105,7 @@ export default defineVerb({
       throw new UsageError(`Cannot read workspace file "${file}": ${why}`);
     }
     const { formatIssue, locateIssues, parseWorkspaceToml, WorkspaceSpecError } = await import(
-      "../spec/workspace.ts"
+      "../up/check.ts"
     );
     const fail = (issues: LocatedIssue[]) => {
       for (const i of issues) console.error(`paneflow: ${formatIssue(i)}`);

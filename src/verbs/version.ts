@@ -11,7 +11,6 @@ interface Identity {
 
 export default defineVerb({
   name: "version",
-  summary: "Print the version, and the running host's (system.identify) when one answers",
   usage: "paneflow version",
   details: "The second line, `host: ...`, is left out when no host answers on the socket.",
   options: {},

@@ -3,6 +3,7 @@ import { listPanes, matchPanes, type PaneInfo } from "../client/selectors.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson } from "./_verb.ts";
+import { paneIdle } from "../agents/readiness.ts";
 
 /** Lines scanned for `--pattern` (SPEC §3). */
 const SCAN_LINES = 500;
@@ -12,10 +13,6 @@ const POLL_MS = 500;
 export const DEFAULT_SETTLE_MS = 1500;
 /** A `checkedGeneration` no generation equals: the screen must be read again. */
 const STALE = -2;
-/** Agent states that mean "still working". */
-const WORKING = new Set(["thinking", "stalled"]);
-/** Agent states that say nothing about work; output quiescence decides. */
-const UNKNOWN = new Set(["unknown_running"]);
 
 interface Watch {
   pane: PaneInfo;
@@ -32,7 +29,6 @@ interface Watch {
 
 export default defineVerb({
   name: "wait",
-  summary: "Block until panes show a pattern, go idle, or both",
   usage: "paneflow wait --match <sel> (--pattern <regex> | --idle) [--any|--all] [--timeout <secs>]",
   details: [
     "--pattern scans the newest 500 lines on each output change (and every 500 ms).",
@@ -159,14 +155,15 @@ export default defineVerb({
             idle_ms: number;
             output_generation: number;
           }>("surface.status", { surface_id: id });
-          w.agent = status.tool !== null && !UNKNOWN.has(status.state);
+          const verdict = paneIdle(status, settle);
+          w.agent = verdict.agent;
           if (!w.agent && status.output_generation < readGeneration) {
             // The host has not yet accounted for output the read saw: it is fresh.
             w.lastChangeAt = Date.now();
             w.idle = false;
           } else {
             w.lastChangeAt = Date.now() - status.idle_ms;
-            w.idle = w.agent ? !WORKING.has(status.state) : status.idle_ms >= settle;
+            w.idle = verdict.idle;
           }
         }
         w.done = (!regex || w.match !== null) && (!opts.idle || w.idle);

@@ -5,7 +5,6 @@ import { defineVerb } from "./_verb.ts";
 
 export default defineVerb({
   name: "watch",
-  summary: "Stream lifecycle and surface events as JSON lines until Ctrl-C",
   usage: "paneflow watch [--surface <sel>]... [--type <event>]...",
   details: [
     'The first line is the ack {"type":"subscribed","id":1}. Types: ai.session_start,',

@@ -16,7 +16,6 @@ export function parseListen(value: string): { hostname: string; port: number } {
 
 export default defineVerb({
   name: "web",
-  summary: "Serve a live view of every pane in a browser (read-only unless --input)",
   usage: "paneflow web [--listen 127.0.0.1:PORT] [--open] [--input]",
   details: [
     "A separate process: a client of the host's socket that serves one page and a WebSocket.",

@@ -7,23 +7,23 @@
 import {
   CHANGE_FLUSH_MS,
   type ModesResult,
+  type OpName,
+  type OpRequest,
+  type OpResult,
   type ReadResult,
   type ScreenResult,
   type SearchResult,
+  type SpawnRequest,
   STALLED,
   type WorkerBatch,
   type WorkerEvent,
   type WorkerReply,
   type WorkerRequest,
+  type WorkerStats,
 } from "./protocol.ts";
 import { RpcError } from "../../errors.ts";
-import type { SessionCall } from "../../session/_protocol.ts";
+import type { SessionCall, SessionResults } from "../../session/_protocol.ts";
 import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
-
-// deno-lint-ignore no-explicit-any
-type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
-type Op = DistributiveOmit<WorkerRequest, "rid">;
-type SpawnOp = Extract<Op, { op: "spawn" }>;
 
 interface Slot {
   worker: Worker;
@@ -73,7 +73,7 @@ export class PanePool {
     number,
     {
       slot: Slot;
-      resolve: (v: unknown) => void;
+      resolve: (v: OpResult<OpName>) => void;
       reject: (e: Error) => void;
       timer?: ReturnType<typeof setTimeout>;
     }
@@ -158,12 +158,8 @@ export class PanePool {
   }
 
   /** Each live worker's heap and pane count (`system.stats`). */
-  async stats(): Promise<{ heap_used: number; panes: number }[]> {
-    const all = await Promise.allSettled(
-      this.#slots.map((slot) =>
-        this.#send<{ heap_used: number; panes: number }>(slot, { op: "stats" }, 5000)
-      ),
-    );
+  async stats(): Promise<WorkerStats[]> {
+    const all = await Promise.allSettled(this.#slots.map((slot) => this.#send(slot, { op: "stats" }, 5000)));
     return all.flatMap((r) => r.status === "fulfilled" ? [r.value] : []);
   }
 
@@ -182,23 +178,27 @@ export class PanePool {
   }
 
   /** Sends `op` to the pane's worker; the reply's generation is noted. */
-  async #ask<T extends { generation: number }>(id: number, op: Op): Promise<T> {
-    const result = await this.#to<T>(id, op);
+  async #ask<K extends "read" | "search" | "modes" | "screen" | "clear">(
+    id: number,
+    op: OpRequest<K>,
+  ): Promise<OpResult<K>> {
+    const result = await this.#to(id, op);
     this.#saw(id, result.generation);
     return result;
   }
 
-  #send<T>(
+  #send<K extends OpName>(
     slot: Slot,
-    op: Op,
+    op: OpRequest<K>,
     ms = op.op === "write" ? 0 : op.op === "spawn" ? SPAWN_MS : WORKER_REQUEST_MS,
-  ): Promise<T> {
+  ): Promise<OpResult<K>> {
     if (slot.failed) return Promise.reject(new Error(`the pane's worker failed: ${slot.failed}`));
     const rid = ++this.#rid;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<OpResult<K>>((resolve, reject) => {
       const waiter = {
         slot,
-        resolve: resolve as (v: unknown) => void,
+        // The reply with this rid answers this op: its result is op K's.
+        resolve: resolve as (v: OpResult<OpName>) => void,
         reject,
         timer: undefined as undefined | ReturnType<typeof setTimeout>,
       };
@@ -213,14 +213,14 @@ export class PanePool {
     });
   }
 
-  #to<T>(id: number, op: Op): Promise<T> {
+  #to<K extends OpName>(id: number, op: OpRequest<K>): Promise<OpResult<K>> {
     const slot = this.#home.get(id);
     if (!slot) return Promise.reject(new Error(`Pane ${id} has no worker`));
-    return this.#send<T>(slot, op);
+    return this.#send(slot, op);
   }
 
   /** Starts a program in a new PTY on the least busy worker. */
-  async spawn(opts: Omit<SpawnOp, "op">): Promise<{ pid: number }> {
+  async spawn(opts: SpawnRequest): Promise<{ pid: number }> {
     const slot = this.#slots.filter((s) => !s.failed).reduce((a, b) => (b.panes < a.panes ? b : a));
     slot.panes++;
     this.#home.set(opts.id, slot);
@@ -237,7 +237,7 @@ export class PanePool {
 
   /** Writes into the pane's PTY; resolves once the program has taken every byte. */
   write(id: number, data: string): Promise<void> {
-    return this.#to<void>(id, { op: "write", id, data }).catch((e: Error) => {
+    return this.#to(id, { op: "write", id, data }).then(() => {}, (e: Error) => {
       if (e.message.startsWith(STALLED)) {
         throw new RpcError(ErrorCode.Backpressure, `Pane ${id}: ${e.message}`, {
           reason: ErrorReason.InputStalled,
@@ -257,10 +257,10 @@ export class PanePool {
       view.epoch++;
       view.reads.clear();
     }
-    return this.#to(id, { op: "resize", id, cols, rows });
+    return this.#to(id, { op: "resize", id, cols, rows }).then(() => {});
   }
   kill(id: number, signal = "SIGHUP"): Promise<void> {
-    return this.#to(id, { op: "kill", id, signal });
+    return this.#to(id, { op: "kill", id, signal }).then(() => {});
   }
   /**
    * Reads a pane's rows. A plain read of a quiet pane whose generation has
@@ -275,7 +275,7 @@ export class PanePool {
     const kept = view.reads.get(key);
     if (kept?.generation === view.generation && performance.now() - view.reportedAt >= QUIET_MS) return kept;
     const epoch = view.epoch;
-    const result = await this.#ask<ReadResult>(id, { op: "read", id, lines, offset, join });
+    const result = await this.#ask(id, { op: "read", id, lines, offset, join });
     // Kept only if it is of the newest generation seen and no resize came in between.
     if (view.epoch !== epoch || result.generation !== view.generation) return result;
     view.reads.delete(key);
@@ -289,9 +289,10 @@ export class PanePool {
   modes(id: number): Promise<ModesResult> {
     return this.#ask(id, { op: "modes", id });
   }
-  /** A ptywright session call (src/session/_protocol.ts) to the pane's worker. */
-  session<T>(id: number, call: SessionCall): Promise<T> {
-    return this.#to<T>(id, { op: "session", id, call });
+  /** A ptywright session call (src/session/_protocol.ts) to the pane's worker; its result is the call kind's. */
+  session<C extends SessionCall>(id: number, call: C): Promise<SessionResults[C["kind"]]> {
+    // The worker answers a call with its kind's result (src/session/worker.ts's sessionCall).
+    return this.#to(id, { op: "session", id, call }) as Promise<SessionResults[C["kind"]]>;
   }
   /** The pane's screen as ANSI (surface.screen, ./screen_state.ts). */
   screen(id: number, scrollback: number): Promise<ScreenResult> {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SessionCall, SessionEvent, SessionSpawn } from "../../session/_protocol.ts";
+import type { SessionCall, SessionEvent, SessionResults, SessionSpawn } from "../../session/_protocol.ts";
 
 /**
  * How often a pane that keeps printing reports its new output generation
@@ -18,39 +18,65 @@ export const CHANGE_FLUSH_MS = 4;
  */
 export const STALLED = "the program stopped reading its input";
 
+/** What `spawn` needs: the program, its terminal's size and scrollback. */
+export interface SpawnRequest {
+  id: number;
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  scrollback: number;
+  /** Makes the pane a ptywright session (src/session/worker.ts). */
+  session?: SessionSpawn;
+}
+
+/** A worker's heap and pane count (`system.stats`). */
+export interface WorkerStats {
+  heap_used: number;
+  panes: number;
+}
+
+/**
+ * Every op the main thread may ask of a pane worker: its request (without
+ * `op` and `rid`) and its result. The pool's callers get the result type of
+ * the op they sent, and the worker's handlers must return it
+ * (`./ops.ts` is typed by this map).
+ */
+export interface WorkerOps {
+  spawn: { request: SpawnRequest; result: { pid: number } };
+  /** Resolves once the program has taken every byte. */
+  write: { request: { id: number; data: string }; result: null };
+  resize: { request: { id: number; cols: number; rows: number }; result: null };
+  kill: { request: { id: number; signal: string }; result: null };
+  dispose: { request: { id: number }; result: null };
+  read: {
+    request: { id: number; lines: number; offset: number; since?: number; join?: boolean };
+    result: ReadResult;
+  };
+  search: { request: { id: number; pattern: string; max: number }; result: SearchResult };
+  modes: { request: { id: number }; result: ModesResult };
+  /** A ptywright session call; its result depends on the call's kind ({@link SessionResults}). */
+  session: { request: { id: number; call: SessionCall }; result: SessionResults[SessionCall["kind"]] };
+  screen: { request: { id: number; scrollback: number }; result: ScreenResult };
+  clear: { request: { id: number }; result: { generation: number } };
+  stats: { request: Record<never, never>; result: WorkerStats };
+}
+
+/** An op's name. */
+export type OpName = keyof WorkerOps;
+/** The message of op `K` (without the `rid` the pool adds). */
+export type OpRequest<K extends OpName> = { op: K } & WorkerOps[K]["request"];
+/** What op `K` answers. */
+export type OpResult<K extends OpName> = WorkerOps[K]["result"];
+
 /** A request from the main thread; `rid` pairs it with its reply. */
-export type WorkerRequest =
-  & { rid: number }
-  & (
-    | {
-      op: "spawn";
-      id: number;
-      file: string;
-      args: string[];
-      cwd: string;
-      env: Record<string, string>;
-      cols: number;
-      rows: number;
-      scrollback: number;
-      /** Makes the pane a ptywright session (src/session/worker.ts). */
-      session?: SessionSpawn;
-    }
-    | { op: "write"; id: number; data: string }
-    | { op: "resize"; id: number; cols: number; rows: number }
-    | { op: "kill"; id: number; signal: string }
-    | { op: "dispose"; id: number }
-    | { op: "read"; id: number; lines: number; offset: number; since?: number; join?: boolean }
-    | { op: "search"; id: number; pattern: string; max: number }
-    | { op: "modes"; id: number }
-    | { op: "session"; id: number; call: SessionCall }
-    | { op: "screen"; id: number; scrollback: number }
-    | { op: "clear"; id: number }
-    | { op: "stats" }
-  );
+export type WorkerRequest = { [K in OpName]: { rid: number } & OpRequest<K> }[OpName];
 
 /** The reply to one {@link WorkerRequest}. */
 export type WorkerReply =
-  | { rid: number; ok: true; result: unknown }
+  | { rid: number; ok: true; result: OpResult<OpName> }
   | { rid: number; ok: false; error: string };
 
 /** Something that happened in a pane, pushed without a request. */

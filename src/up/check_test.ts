@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { branchProblem, checkWorkspace, expandDir, findRepoRoot, formatPath } from "./workspace.ts";
+import { branchProblem, checkWorkspace, expandDir, findRepoRoot, formatPath } from "./check.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 

@@ -1,0 +1,84 @@
+/**
+ * The pane worker's answer to each op of the protocol (./protocol.ts): one
+ * handler per op, typed by {@link WorkerOps}, so a handler returns exactly
+ * the result its caller in the pool is typed to receive.
+ *
+ * @module
+ */
+import type { OpName, OpRequest, OpResult } from "./protocol.ts";
+import { sessionCall, sessionResized } from "../../session/worker.ts";
+import { buffer, olderRows, read } from "./views.ts";
+import { serializeScreen } from "./screen_state.ts";
+import { searchLines, snapshotModes } from "./screen.ts";
+import { afterWrites, clearPane, disposePane, mustGet, panes, spawnPane } from "./panes.ts";
+
+type Handlers = { [K in OpName]: (req: OpRequest<K>) => OpResult<K> | Promise<OpResult<K>> };
+
+const handlers: Handlers = {
+  spawn: (req) => spawnPane(req),
+  write: async (req) => {
+    const pane = mustGet(req.id);
+    if (pane.exited) throw new Error("exited");
+    await pane.input.write(req.data);
+    return null;
+  },
+  resize: (req) => {
+    const pane = mustGet(req.id);
+    if (pane.scrollback) pane.scrollback.resize(pane.term, () => pane.term.resize(req.cols, req.rows));
+    else pane.term.resize(req.cols, req.rows);
+    if (!pane.exited) pane.pty.resize(req.cols, req.rows);
+    sessionResized(req.id);
+    return null;
+  },
+  kill: (req) => {
+    const pane = mustGet(req.id);
+    if (!pane.exited) {
+      try {
+        pane.pty.kill(req.signal);
+      } catch { /* already gone */ }
+    }
+    return null;
+  },
+  dispose: (req) => disposePane(req.id),
+  read: (req) => {
+    const pane = mustGet(req.id);
+    return afterWrites(pane, () => read(pane, req.lines, req.offset, req.since, req.join));
+  },
+  search: (req) => {
+    const pane = mustGet(req.id);
+    return afterWrites(pane, () => ({
+      hits: searchLines(buffer(pane), req.pattern, req.max),
+      generation: pane.generation,
+    }));
+  },
+  session: (req) => sessionCall(req.id, req.call),
+  clear: async (req) => {
+    const pane = mustGet(req.id);
+    return await afterWrites(pane, () => clearPane(pane));
+  },
+  stats: () => ({ heap_used: Deno.memoryUsage().heapUsed, panes: panes.size }),
+  modes: (req) => {
+    const pane = mustGet(req.id);
+    return afterWrites(pane, () => ({
+      ...snapshotModes(pane.term),
+      generation: pane.generation,
+      bytes_in: pane.bytesIn,
+    }));
+  },
+  screen: (req) => {
+    const pane = mustGet(req.id);
+    return afterWrites(pane, () =>
+      serializeScreen(pane.term, {
+        scrollback: req.scrollback,
+        generation: pane.generation,
+        older: (n) => olderRows(pane, n),
+      }));
+  },
+};
+
+/** Runs one request's op (a handler that throws gives a rejected promise). */
+export async function handle<K extends OpName>(req: OpRequest<K>): Promise<OpResult<K>> {
+  // The handler of `req.op` takes `req`: TypeScript cannot relate the two through the union.
+  const handler = handlers[req.op] as (req: OpRequest<K>) => OpResult<K> | Promise<OpResult<K>>;
+  return await handler(req);
+}

@@ -1,0 +1,312 @@
+/**
+ * The pane worker's panes: each PTY with its terminal, parsing and flow
+ * control, and the reports of new output. The worker's ops (./ops.ts) act on
+ * them; the message loop is ./worker.ts.
+ *
+ * Parsing and flow control: each chunk node-pty reads is parsed at once,
+ * synchronously (xterm's `WriteBuffer.writeSync`), so the PTY is not read
+ * again until the chunk is on the screen: the kernel's PTY buffer is the
+ * only queue, and a flood blocks the writer like a real terminal does.
+ * xterm's own async `write` would parse in 12 ms slices separated by
+ * `setTimeout(0)` hops, which Deno clamps (~25% of a core idle while a
+ * flood waits). Without `writeSync` (another xterm version) the pane falls
+ * back to `write`, with the PTY paused while more than {@link HIGH_WATER}
+ * bytes wait in xterm's queue and resumed below {@link LOW_WATER}.
+ *
+ * Scrollback beyond a small staging area lives in `Scrollback` as compact
+ * text rows (see ./scrollback.ts): ~0.1 KB per row instead of xterm's
+ * ~1.3 KB.
+ *
+ * @module
+ */
+import pty from "@lydell/node-pty";
+import type xterm from "@xterm/headless";
+import { CHANGE_FLUSH_MS, type SpawnRequest } from "./protocol.ts";
+import { PtyInput } from "./pty_input.ts";
+import { closeOnExecAll, wrapSpawn } from "../../isolation/spawn.ts";
+import { openSession, sessionDisposed, sessionExited, sessionOutput } from "../../session/worker.ts";
+import type { Scrollback } from "./scrollback.ts";
+import { emit } from "./outbox.ts";
+import type { Snapshot } from "./screen.ts";
+import { createTerminal } from "./terminal.ts";
+import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
+
+const HIGH_WATER = 2 * 1024 * 1024;
+const LOW_WATER = 256 * 1024;
+
+/** A pane: its PTY, its terminal, and what flow control and the reads keep. */
+export interface Pane extends DrainState {
+  id: number;
+  /** Writes into the PTY (node-pty's own write loses bytes under Deno). */
+  input: PtyInput;
+  term: xterm.Terminal;
+  generation: number;
+  bytesIn: number;
+  exited: boolean;
+  /** Rows trimmed off the top of the normal buffer since the start (without `scrollback`). */
+  trimmed: number;
+  snapshots: Snapshot[];
+  /** The compact scrollback; null when xterm keeps all of it. */
+  scrollback: Scrollback | null;
+  /** When the pane last reported new output (ms, performance.now). */
+  reportedAt: number;
+}
+
+/** The worker's panes by id. */
+export const panes = new Map<number, Pane>();
+
+/**
+ * Parsing time one turn of the event loop may spend before the panes that
+ * deliver more wait for the next turn: libuv reads a ready PTY up to 32 times
+ * per turn, so without a budget a few floods hold the worker for hundreds of
+ * milliseconds and every other pane's output and every read wait behind them.
+ */
+const TURN_BUDGET_MS = 8;
+/**
+ * How long the worker rests after a turn in which several panes ran over the
+ * budget. During the rest the turn does not end: a pane that delivers parses
+ * that chunk at once (a quiet pane's output is not delayed) and then waits
+ * with the others. Parsing flat out, the workers and the floods' writers
+ * saturate the cores, and a quiet pane's output then waits for the kernel's
+ * PTY work and for a core (20 `cat` floods: output → frame p99 ~600 ms);
+ * resting leaves that headroom (p99 ~15 ms). A single flood never rests.
+ */
+const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 4); // bench/corpus.ts --rest
+let turnStart = 0;
+let turnScheduled = false;
+const throttledPanes = new Set<Pane>();
+
+function scheduleTurn() {
+  if (turnScheduled) return;
+  turnScheduled = true;
+  setImmediate(() => {
+    turnScheduled = false;
+    if (throttledPanes.size > 1) setTimeout(endTurn, FLOOD_REST_MS);
+    else endTurn();
+  });
+}
+
+function endTurn() {
+  turnStart = 0;
+  const list = [...throttledPanes];
+  throttledPanes.clear();
+  for (const p of list) {
+    p.throttled = false;
+    if (panes.get(p.id) === p && !p.paused && !p.exited) p.pty.resume();
+    scheduleDeferredDestroy(p);
+  }
+}
+const dirty = new Set<number>();
+let flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+/**
+ * Reports a pane's new output: at once when it last reported
+ * {@link CHANGE_FLUSH_MS} ago or more (a quiet pane's output is news), else
+ * coalesced into the next flush (a flood is a bounded number of frames).
+ */
+function markDirty(pane: Pane) {
+  if (dirty.has(pane.id)) return;
+  const now = performance.now();
+  const wait = pane.reportedAt + CHANGE_FLUSH_MS - now;
+  if (wait <= 0) return report(pane, now);
+  dirty.add(pane.id);
+  if (flushTimer === null) flushTimer = setTimeout(flushChanges, wait);
+}
+
+function report(pane: Pane, now = performance.now()) {
+  pane.reportedAt = now;
+  emit({ ev: "changed", id: pane.id, generation: pane.generation, bytes_in: pane.bytesIn });
+}
+
+function flushChanges() {
+  flushTimer = null;
+  const now = performance.now();
+  for (const id of dirty) {
+    const pane = panes.get(id);
+    if (pane) report(pane, now);
+  }
+  dirty.clear();
+}
+
+/** Starts a program in a new PTY with its terminal. */
+export function spawnPane(req: SpawnRequest): { pid: number } {
+  const { term, scrollback, parseNow, onTrim } = createTerminal(req.cols, req.rows, req.scrollback);
+  // Only its own terminal: see ../isolation/spawn.ts.
+  const run = wrapSpawn(req.file, req.args, req.env);
+  let p: pty.IPty;
+  try {
+    p = pty.spawn(run.file, run.args, {
+      name: "xterm-256color",
+      cols: req.cols,
+      rows: req.rows,
+      cwd: req.cwd,
+      env: run.env,
+      // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
+      // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
+      encoding: null,
+    });
+  } finally {
+    closeOnExecAll();
+  }
+  const pane: Pane = {
+    id: req.id,
+    pty: p,
+    // node-pty's UnixTerminal has an `fd` getter its typings leave out.
+    input: new PtyInput((p as unknown as { fd: number }).fd, (data) => p.write(data)),
+    term,
+    pending: 0,
+    paused: false,
+    generation: 0,
+    bytesIn: 0,
+    exited: false,
+    deferredDestroy: null,
+    drainTimer: null,
+    trimmed: 0,
+    snapshots: [],
+    scrollback,
+    parseNow,
+    lastDataAt: 0,
+    destroyAskedAt: 0,
+    throttled: false,
+    reportedAt: -Infinity,
+    reaped: false,
+    disposed: false,
+  };
+  if (!scrollback) onTrim((n) => (pane.trimmed += n));
+  panes.set(req.id, pane);
+  if (req.session) openSession(req.id, term, req.session);
+  guardDrainOnExit(pane);
+
+  term.onTitleChange((title) => emit({ ev: "title", id: pane.id, title }));
+  // With `encoding: null` node-pty hands over bytes (its types say string).
+  (p.onData as unknown as (fn: (data: Uint8Array) => void) => void)((data) => {
+    pane.bytesIn += data.length;
+    pane.lastDataAt = performance.now();
+    if (parseNow) {
+      if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
+      // The PTY is not read again before this returns: that is the flow control.
+      parseNow(data);
+      if (turnStart === 0) {
+        turnStart = performance.now();
+        scheduleTurn();
+      }
+      if (performance.now() - turnStart > TURN_BUDGET_MS && !pane.throttled) {
+        pane.throttled = true;
+        p.pause();
+        throttledPanes.add(pane);
+      }
+      scrollback?.afterParse();
+      pane.generation++;
+      markDirty(pane);
+      sessionOutput(pane.id, data);
+      return;
+    }
+    pane.pending += data.length;
+    if (!pane.paused && pane.pending > HIGH_WATER) {
+      pane.paused = true;
+      p.pause();
+    }
+    term.write(data, () => {
+      scrollback?.afterParse();
+      pane.pending -= data.length;
+      pane.generation++;
+      markDirty(pane);
+      sessionOutput(pane.id, data);
+      if (pane.paused && pane.pending < LOW_WATER) {
+        pane.paused = false;
+        p.resume();
+        scheduleDeferredDestroy(pane);
+      } else if (pane.pending === 0) {
+        // The program may have exited while xterm still had a backlog (without
+        // ever pausing): the destroy deferred then must still happen, or the
+        // exit is never reported.
+        scheduleDeferredDestroy(pane);
+      }
+    });
+  });
+  p.onExit(({ exitCode, signal }) => {
+    pane.reaped = true;
+    const report = () => {
+      pane.exited = true;
+      flushChanges();
+      emit({ ev: "exit", id: pane.id, exit_code: exitCode, signal: signal ?? 0 });
+      sessionExited(pane.id);
+    };
+    // node-pty reports the exit once the PTY is drained; every chunk it
+    // delivered is parsed already when parsing is synchronous. Otherwise let
+    // xterm finish its queue first, so a reader that sees "exited" also sees
+    // the final screen.
+    if (parseNow) report();
+    else term.write("", report);
+  });
+  // Answer terminal queries (DA, DSR) the way a terminal would.
+  term.onData((data) => {
+    if (!pane.exited && !pane.disposed) pane.input.write(data).catch(() => {});
+  });
+  return { pid: p.pid };
+}
+
+/** The pane `id`, or an error. */
+export function mustGet(id: number): Pane {
+  const pane = panes.get(id);
+  if (!pane) throw new Error(`No pane ${id} in worker`);
+  return pane;
+}
+
+/** Runs after xterm has parsed everything queued so far. */
+export function afterWrites<T>(pane: Pane, fn: () => T): Promise<T> {
+  if (pane.pending === 0) return Promise.resolve(fn());
+  return new Promise((resolve, reject) =>
+    pane.term.write("", () => {
+      try {
+        resolve(fn());
+      } catch (e) {
+        reject(e);
+      }
+    })
+  );
+}
+
+/**
+ * Clears the scrollback and the screen above the cursor's row, which becomes
+ * the top row (a shell's prompt stays, with the cursor where it was). Done in
+ * the emulator, as if the program had printed it: nothing is typed.
+ */
+export function clearPane(pane: Pane): Promise<{ generation: number }> {
+  const buf = pane.term.buffer.active;
+  const y = buf.type === "normal" ? buf.cursorY : 0;
+  const seq = `\x1b[3J${y > 0 ? `\x1b[${y}S\x1b[${y}A` : ""}`;
+  return new Promise((resolve) =>
+    pane.term.write(seq, () => {
+      pane.scrollback?.afterParse();
+      pane.generation++;
+      markDirty(pane);
+      resolve({ generation: pane.generation });
+    })
+  );
+}
+
+/** Closes pane `id`: its program gets SIGHUP, its terminal is freed. */
+export function disposePane(id: number): null {
+  const pane = panes.get(id);
+  if (!pane) return null;
+  panes.delete(id);
+  sessionDisposed(id);
+  dirty.delete(id);
+  throttledPanes.delete(pane);
+  pane.disposed = true;
+  // Nothing is written into a closed pane, not even what was queued.
+  pane.input.close();
+  if (!pane.exited) {
+    try {
+      pane.pty.kill("SIGHUP");
+    } catch { /* already gone */ }
+  }
+  pane.term.dispose();
+  // Its parser callbacks never come now: nothing may wait for them.
+  if (pane.paused || pane.throttled) pane.pty.resume();
+  pane.paused = pane.throttled = false;
+  pane.pending = 0;
+  scheduleDeferredDestroy(pane);
+  return null;
+}

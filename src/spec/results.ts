@@ -1,0 +1,370 @@
+/**
+ * What the host answers, per method family: the result schema of every
+ * method (paneflow's families and ptywright's `server.*` / `session.*`).
+ * Params are in ./protocol.ts and ./ptywright.ts, events in ./events.ts,
+ * the error tables in ./errors.ts. `deno task docs` renders all of them into
+ * docs/protocol.md; tests/protocol_results_test.ts checks real replies
+ * against these schemas, so they cannot drift from what the host sends.
+ *
+ * An object schema lists every field the host sends; a field that only
+ * comes in some replies is optional. Clients import the inferred types with
+ * `import type` (the CLI stays free of zod).
+ *
+ * This module imports zod: the CLI path must not import it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Method } from "./protocol.ts";
+import type { PwMethod } from "./ptywright.ts";
+
+const Int = z.number().int();
+const Id = Int.min(1).describe("Pane id (surface_id)");
+const Nullable = <T extends z.ZodType>(t: T) => t.nullable();
+
+/** A pane as `surface.list`, `surface.split`, `surface.rename` and `surface.focus` describe it. */
+export const PaneDescription = z.object({
+  surface_id: Id,
+  name: Nullable(z.string()),
+  title: z.string(),
+  cwd: Nullable(z.string()),
+  cmd: z.string().describe("The foreground process's argv, joined"),
+  argv: z.array(z.string()),
+  workspace: Int.describe("Index of the pane's workspace"),
+  pid: Int,
+  focused: z.boolean(),
+  cols: Int,
+  rows: Int,
+  output_generation: Int,
+  exited: z.boolean(),
+  exit_code: Nullable(Int),
+  exit_signal: Nullable(Int),
+  session: z.string().optional().describe("The ptywright session id, for a pane made by session.create"),
+  adapter: z.string().optional().describe("The adapter driving the pane (adapter.start)"),
+  adapter_state: z.unknown().optional(),
+});
+
+/** A split tree, as `layout_tree` gives it. */
+const LayoutTreeOut: z.ZodType = z.lazy(() =>
+  z.union([
+    z.object({ surface_id: Id }),
+    z.object({
+      direction: z.enum(["h", "v"]),
+      children: z.array(LayoutTreeOut),
+      sizes: z.array(z.number()).optional(),
+    }),
+  ])
+);
+
+/** A workspace as `workspace.list` and the workspace methods describe it. */
+export const WorkspaceDescription = z.object({
+  index: Int,
+  id: z.string().describe("Stable id w<N>: the index shifts when an earlier workspace closes"),
+  title: z.string(),
+  active: z.boolean(),
+  layout: z.string().describe('A preset name, or "custom"'),
+  layout_tree: LayoutTreeOut,
+  surface_ids: z.array(Id),
+  focused_surface_id: Nullable(Id),
+  cols: Int,
+  rows: Int,
+});
+
+/** The agent states (src/agents/classify.ts). */
+export const AgentStateName = z.enum([
+  "thinking",
+  "waiting_for_input",
+  "finished",
+  "errored",
+  "stalled",
+  "idle",
+  "unknown_running",
+]);
+
+/** A pane's agent status: `surface.status`, `fleet.list` items, the `ai.*` replies. */
+export const AgentStatus = z.object({
+  surface_id: Id,
+  surface_name: Nullable(z.string()),
+  workspace: Int,
+  pid: Nullable(Int),
+  tool: Nullable(z.string()),
+  state: AgentStateName,
+  hooked: z.boolean(),
+  reason: z.string(),
+  active_tool_name: Nullable(z.string()),
+  message: Nullable(z.string()),
+  last_result: Nullable(z.string()),
+  waiting_ms: Int,
+  idle_ms: Int,
+  output_generation: Int,
+});
+
+const Ok = z.object({ ok: z.literal(true) });
+const Changed = z.object({ line: Int, text: z.string() });
+
+const system = {
+  "system.ping": z.object({ pong: z.literal(true), ts: Int }),
+  "system.identify": z.object({
+    name: z.literal("paneflow"),
+    version: z.string(),
+    protocol: Int,
+    pid: Int,
+    socket: z.string(),
+    started_at: Int,
+  }),
+  "system.capabilities": z.object({
+    scripting: z.boolean(),
+    keystrokes: z.boolean(),
+    ai_unrestricted: z.boolean(),
+    fence: z.boolean(),
+    methods: z.array(z.string()).describe("The methods this connection may call (gated ones only when open)"),
+  }),
+  "system.hello": Ok,
+  "system.clients": z.object({
+    clients: z.array(z.object({
+      id: Int,
+      kind: z.string(),
+      name: Nullable(z.string()),
+      pid: Nullable(Int),
+      verb: Nullable(z.string()),
+      age_ms: Int,
+      stream: z.boolean(),
+      self: z.boolean(),
+    })),
+  }),
+  "system.stats": z.object({
+    rss: Int,
+    fds: Nullable(Int),
+    heap_used: Int,
+    workers: z.array(z.object({ heap_used: Int, panes: Int })),
+    bus: Nullable(z.object({ subscribers: Int, max_queue: Int })),
+    connections: z.object({ calls: Nullable(Int), streams: Nullable(Int) }),
+    panes: Int,
+  }),
+  "system.shutdown": Ok,
+};
+
+const workspace = {
+  "workspace.list": z.object({ workspaces: z.array(WorkspaceDescription) }),
+  "workspace.current": WorkspaceDescription,
+  "workspace.create": WorkspaceDescription.extend({ surface_id: Id.describe("The first pane") }),
+  "workspace.select": WorkspaceDescription,
+  "workspace.close": z.object({ closed: Int.describe("Index the workspace had") }),
+  "workspace.up": z.object({
+    index: Int,
+    title: z.string(),
+    panes: z.array(z.object({
+      index: Int,
+      surface_id: Id,
+      name: Nullable(z.string()),
+      agent: Nullable(z.string()),
+      command: Nullable(z.string()),
+      cwd: Nullable(z.string()),
+      worktree: Nullable(z.string()),
+      port: Nullable(Int),
+      reused: z.boolean(),
+      prompt: Nullable(z.enum(["pending", "skipped"])),
+    })),
+    surface_ids: z.array(Id),
+    created: z.array(Id),
+    reused: z.array(Id),
+  }),
+  "workspace.restore_layout": WorkspaceDescription,
+};
+
+const surface = {
+  "surface.list": z.object({ surfaces: z.array(PaneDescription) }),
+  "surface.read": z.object({
+    surface_id: Id,
+    text: z.string(),
+    lines: Int,
+    total_lines: Int,
+    eof: z.boolean(),
+    output_generation: Int,
+    fenced: z.boolean(),
+    since: Int.optional(),
+    reset: z.boolean().optional().describe("With since: no snapshot of that generation was kept"),
+    changed: z.array(Changed).optional().describe("With since: the rows added or changed"),
+  }),
+  "surface.screen": z.object({
+    surface_id: Id,
+    title: z.string(),
+    exited: z.boolean(),
+    exit_code: Nullable(Int),
+    unchanged: z.boolean().describe("The caller's since is current: the screen fields are left out"),
+    ansi: z.string().optional(),
+    cols: Int.optional(),
+    rows: Int.optional(),
+    cursor: z.object({ x: Int, y: Int }).optional(),
+    cursor_visible: z.boolean().optional(),
+    alternate_screen: z.boolean().optional(),
+    scrollback: Int.optional(),
+    generation: Int,
+  }),
+  "surface.search": z.object({
+    surface_id: Id,
+    matches: z.array(Changed),
+    count: Int,
+    fenced: z.boolean(),
+    text: z.string().optional().describe("The matches inside the fence (when fenced)"),
+  }),
+  "surface.rename": PaneDescription,
+  "surface.focus": PaneDescription,
+  "surface.status": AgentStatus,
+  "surface.explain": z.object({
+    status: AgentStatus,
+    process: Nullable(z.object({ pid: Int, argv: z.array(z.string()), family: Nullable(z.string()) })),
+    last_hook: Nullable(
+      z.object({ method: z.string(), event: z.unknown(), age_ms: Int, params: z.unknown() }),
+    ),
+    hook_state: Nullable(z.string()),
+    screen: Nullable(z.object({
+      rule: z.string(),
+      state: z.string(),
+      message: Nullable(z.string()).optional(),
+      note: z.string().optional(),
+      age_ms: Int,
+      rules_version: Nullable(z.union([z.string(), Int])),
+    })),
+    why: z.string(),
+    refused_hook_frames: Int,
+  }),
+  "surface.close": z.object({ closed: Id }),
+  "surface.send_text": z.object({
+    surface_id: Id,
+    bytes: Int.optional(),
+    bracketed: z.boolean().optional(),
+    submitted: z.boolean(),
+    status: z.enum(["submitted", "queued", "stalled", "unknown"]).optional()
+      .describe("With submit to an agent: how the submit transaction ended"),
+    attempts: Int.optional(),
+    evidence: z.string().optional(),
+    elapsed_ms: Int.optional(),
+    via_file: Nullable(z.string()).optional().describe("A large prompt went by reference to this file"),
+  }),
+  "surface.send_keystroke": z.object({ surface_id: Id, keystroke: z.string() }),
+  "surface.split": PaneDescription,
+  "surface.ask": z.object({ surface_id: Id, reply: z.string(), elapsed_ms: Int }),
+  "surface.is_ready": z.object({
+    surface_id: Id,
+    ready: z.boolean(),
+    reason: z.enum([
+      "shell_prompt",
+      "agent_idle",
+      "agent_finished",
+      "agent_waiting_for_input",
+      "agent_busy",
+      "dialog_open",
+      "foreground_job",
+      "continuation_prompt",
+      "no_prompt",
+      "exited",
+    ]),
+    detail: z.string(),
+    elapsed_ms: Int,
+  }),
+  "surface.clear": z.object({ surface_id: Id, cleared: z.literal(true) }),
+};
+
+const fleet = { "fleet.list": z.object({ agents: z.array(AgentStatus) }) };
+
+const ai = Object.fromEntries(
+  (["session_start", "prompt_submit", "tool_use", "notification", "stop", "exit", "session_end"] as const)
+    .map((e) => [`ai.${e}`, AgentStatus.describe("The pane's agent status after the frame")]),
+) as Record<
+  `ai.${"session_start" | "prompt_submit" | "tool_use" | "notification" | "stop" | "exit" | "session_end"}`,
+  typeof AgentStatus
+>;
+
+const queue = {
+  "queue.info": z.object({
+    root: Nullable(z.string()),
+    delivering: z.boolean(),
+    counts: Nullable(z.object({ pending: Int, in_progress: Int, completed: Int, failed: Int })),
+  }),
+};
+
+const events = {
+  "events.subscribe": z.object({ type: z.literal("subscribed"), id: z.union([Int, z.string(), z.null()]) })
+    .describe("The first line; every later line on the connection is an event (./events.ts)"),
+};
+
+/** A ptywright ScreenSnapshot (session.snapshot, session.wait). */
+export const ScreenSnapshot = z.object({
+  size: z.object({ rows: Int, cols: Int, pixel_width: Int, pixel_height: Int }),
+  cursor: z.object({ row: Int, col: Int, visible: z.boolean() }),
+  sequence: Int,
+  plain_text: z.string(),
+  cells: z.array(z.object({
+    row: Int,
+    col: Int,
+    text: z.string(),
+    wide: z.boolean(),
+    wide_continuation: z.boolean(),
+    style: z.object({
+      foreground: z.string(),
+      background: z.string(),
+      bold: z.boolean(),
+      dim: z.boolean(),
+      italic: z.boolean(),
+      underline: z.boolean(),
+      inverse: z.boolean(),
+    }),
+  })),
+  alternate_screen: z.boolean(),
+  application_cursor: z.boolean(),
+  application_keypad: z.boolean(),
+  title: Nullable(z.string()),
+});
+
+const server = {
+  "server.capabilities": z.object({
+    name: z.literal("ptywright"),
+    version: z.string(),
+    server: z.literal("paneflow"),
+    framing: z.array(z.enum(["ndjson", "lsp"])),
+    methods: z.array(z.string()),
+    notifications: z.array(z.string()),
+  }),
+  "server.set_notifications": z.object({ enabled: z.boolean() }).describe("The connection's setting now"),
+};
+
+const session = {
+  "session.create": z.object({ session: z.string() }),
+  "session.list": z.object({ sessions: z.array(z.string()) }),
+  "session.close": z.object({ closed: z.literal(true) }),
+  "session.kill": z.object({ killed: z.literal(true) }),
+  "session.resize": z.object({ resized: z.literal(true) }),
+  "session.input": z.object({ sent: z.literal(true) }),
+  "session.snapshot": ScreenSnapshot,
+  "session.transcript": z.object({ text: z.string() }),
+  "session.wait": z.object({
+    matched: z.literal(true),
+    sequence: Int,
+    elapsed_ms: Int,
+    snapshot: ScreenSnapshot,
+    transcript_tail: z.string(),
+  }),
+};
+
+/** Result schemas by family, then method. */
+export const resultFamilies = {
+  system,
+  workspace,
+  surface,
+  fleet,
+  ai,
+  queue,
+  events,
+  server,
+  session,
+} as const;
+
+/** Every result schema by method name (paneflow's methods, `events.subscribe`, ptywright's). */
+export const results: Record<Method | "events.subscribe" | PwMethod, z.ZodType> = Object.assign(
+  {},
+  ...Object.values(resultFamilies),
+);
+
+/** The result of method `M`, as a type. */
+export type Result<M extends keyof typeof results> = z.infer<(typeof results)[M]>;
