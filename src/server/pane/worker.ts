@@ -37,6 +37,7 @@ import {
 } from "../../session/worker.ts";
 import { Scrollback, stagingRows } from "./scrollback.ts";
 import { emit, post } from "./outbox.ts";
+import { transferOf } from "../../wire/raw_json.ts";
 import { buffer, olderRows, read, remember } from "./views.ts";
 import { serializeScreen } from "./screen_state.ts";
 import { searchLines, type Snapshot, snapshotModes } from "./screen.ts";
@@ -547,7 +548,7 @@ scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const req = e.data;
   try {
     const result = await handle(req);
-    post({ rid: req.rid, ok: true, result });
+    post({ rid: req.rid, ok: true, result }, req.op === "session" ? transferOf(result) : []);
     // The snapshot for a later `read --since` is taken after the reply has
     // gone (the reader does not wait for the hashing) but in the same task,
     // so no output can be parsed in between: it is exactly the state read.
