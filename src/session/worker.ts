@@ -15,8 +15,7 @@ import type xterm from "@xterm/headless";
 import { PwLimits } from "../spec/ptywright.ts";
 import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./_protocol.ts";
 import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
-import { cursorOf, plainText, snapshotJson, SnapshotRows } from "./snapshot.ts";
-import { encodeJson } from "../wire/raw_json.ts";
+import { cursorOf, plainText, snapshotEncoded, SnapshotRows } from "./snapshot.ts";
 import { Transcript } from "./transcript.ts";
 import type { SafeRegex } from "./regex.ts";
 
@@ -188,16 +187,17 @@ function check(s: Session, w: Wait, atDeadline = false) {
   const now = performance.now();
   const quietSince = Math.max(s.changedAt, w.started);
   if (matches(s, w, now - quietSince)) {
-    const snapshot = snapshotJson(s.term, s.sequence, s.title, s.pixels, s.rows);
     const tail = JSON.stringify(s.transcript.tail(PwLimits.tailChars));
-    return finish(s, w, {
-      ok: true,
-      json: encodeJson(
-        `{"matched":true,"sequence":${s.sequence},"elapsed_ms":${
-          Math.round(now - w.started)
-        },"snapshot":${snapshot},"transcript_tail":${tail}}`,
-      ),
-    });
+    const json = snapshotEncoded(
+      s.term,
+      s.sequence,
+      s.title,
+      s.pixels,
+      s.rows,
+      `{"matched":true,"sequence":${s.sequence},"elapsed_ms":${Math.round(now - w.started)},"snapshot":`,
+      `,"transcript_tail":${tail}}`,
+    );
+    return finish(s, w, { ok: true, json });
   }
   // After the exit nothing changes any more: if the tree cannot match even
   // once every stability duration has passed, it never will.
@@ -251,7 +251,7 @@ export function sessionCall(id: number, call: SessionCall): unknown {
   if (!s) throw new Error(`pane ${id} is not a session`);
   switch (call.kind) {
     case "snapshot":
-      return encodeJson(snapshotJson(s.term, s.sequence, s.title, s.pixels, s.rows));
+      return snapshotEncoded(s.term, s.sequence, s.title, s.pixels, s.rows);
     case "transcript":
       return { text: s.transcript.text() };
     case "output": {
