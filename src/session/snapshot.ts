@@ -204,6 +204,13 @@ function encodeRow(
 }
 
 /**
+ * The largest snapshot whose rows a session keeps (24x80 is ~370 KB; 4 MiB is
+ * ~22,000 cells): a bigger screen is encoded whole each time rather than
+ * held in memory twice.
+ */
+const KEEP_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
  * A session's recent snapshot rows, so the next snapshot encodes only the
  * rows whose cells changed: a row whose cells are unchanged, where it was or
  * elsewhere (a scroll moves every row up), is copied as bytes with its row
@@ -226,10 +233,11 @@ export class SnapshotRows {
     return { words: words.slice(), hash, y, ...encodeRow(line, y, cols) };
   }
 
-  /** Keeps this snapshot's rows for the next one. */
-  keep(rows: KeptRow[], cols: number): void {
+  /** Keeps this snapshot's rows for the next one (not a screen too big to hold twice). */
+  keep(rows: KeptRow[], cols: number, bytes: number): void {
     this.#cols = cols;
     this.#byKey = new Map();
+    if (bytes > KEEP_MAX_BYTES) return;
     for (const r of rows) if (r.hash >= 0) this.#byKey.set(r.hash * 8 + digits(r.y), r);
   }
 }
@@ -260,7 +268,7 @@ export function snapshotEncoded(
     rows.push(row);
     size += row.bytes.length + 1;
   }
-  kept.keep(rows, term.cols);
+  kept.keep(rows, term.cols, size);
   const { cells: _cells, ...rest } = snapshotOf(term, sequence, title, pixels, false);
   const json = JSON.stringify(rest);
   // `cells` goes where ptywright puts it: after plain_text.
