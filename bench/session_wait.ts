@@ -6,8 +6,10 @@
  * token pending, connection B types the token. Latency = arrival of A's
  * answer − the stamp in its evidence. Measured with the host idle and with
  * 20 other panes each `cat`-ing a big file in a loop (targets: p50 ≤ 2 ms
- * idle, p99 ≤ 20 ms busy). The floor in the same run: a `session.list`
- * round trip on the same connection (what any answer costs).
+ * idle, p99 ≤ 20 ms busy). Also in the same run: the round trip of the same
+ * wait once it is already satisfied (request → the answer's last byte), the
+ * raw limit (the stamp program in a PTY this process reads itself), and a
+ * `session.list` round trip on the same connection (what any answer costs).
  *
  * Every answer carries a full snapshot (ptywright's shape: every cell, ~190
  * bytes each, so ~370 KB at 24x80); `--rows/--cols` change the session's size.
@@ -40,6 +42,7 @@ const wall = () => performance.timeOrigin + performance.now();
 
 async function rounds(a: PwClient, b: PwClient, session: string, n: number, tag: string) {
   const waits: number[] = [];
+  const satisfied: number[] = [];
   const floor: number[] = [];
   for (let i = 0; i < n; i++) {
     const token = `${tag}${i}x`;
@@ -58,11 +61,20 @@ async function rounds(a: PwClient, b: PwClient, session: string, n: number, tag:
     const found = new RegExp(`${token} (\\d+\\.\\d+)`).exec(m.result.transcript_tail);
     if (!found) throw new Error(`no stamp for ${token}`);
     waits.push(at - Number(found[1]));
+    // The same wait again: already satisfied, so it is answered at once (request → answer's last byte).
+    const t1 = wall();
+    const again = await a.request("session.wait", {
+      session,
+      matcher: { type: "transcript_contains", value: `${token} ` },
+      timeout_ms: 10000,
+    });
+    if (again.error) throw new Error(`wait failed: ${again.error.message}`);
+    satisfied.push(a.arrivals[a.messages.indexOf(again)] - t1);
     const t0 = wall();
     await a.call("session.list");
     floor.push(wall() - t0);
   }
-  return { waits, floor };
+  return { waits, satisfied, floor };
 }
 
 /**
@@ -159,11 +171,13 @@ if (import.meta.main) {
       load_average: Deno.loadavg(),
       idle: {
         wait_answer_ms: stats(idle.waits),
+        satisfied_wait_round_trip_ms: stats(idle.satisfied),
         raw_pty_read_ms: stats(rawIdle),
         list_round_trip_ms: stats(idle.floor),
       },
       busy: {
         wait_answer_ms: stats(loaded.waits),
+        satisfied_wait_round_trip_ms: stats(loaded.satisfied),
         raw_pty_read_ms: stats(rawBusy),
         list_round_trip_ms: stats(loaded.floor),
       },
@@ -178,6 +192,9 @@ if (import.meta.main) {
     );
     console.log(
       `  ${o.panes} busy panes p50 ${result.busy.wait_answer_ms.p50}  p99 ${result.busy.wait_answer_ms.p99}`,
+    );
+    console.log(
+      `  an already satisfied wait, round trip: idle p50 ${result.idle.satisfied_wait_round_trip_ms.p50} p99 ${result.idle.satisfied_wait_round_trip_ms.p99}, busy p50 ${result.busy.satisfied_wait_round_trip_ms.p50} p99 ${result.busy.satisfied_wait_round_trip_ms.p99}`,
     );
     console.log(
       `  raw limit (this process reads the PTY) idle p50 ${result.idle.raw_pty_read_ms.p50} p99 ${result.idle.raw_pty_read_ms.p99}, busy p50 ${result.busy.raw_pty_read_ms.p50} p99 ${result.busy.raw_pty_read_ms.p99}`,

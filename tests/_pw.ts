@@ -22,7 +22,12 @@ export class PwClient {
   messages: Msg[] = [];
   /** When each message's last byte arrived (wall-clock ms), parallel to {@link messages}. */
   arrivals: number[] = [];
-  #raw = new Uint8Array(0);
+  /** Bytes read and not yet parsed: `#buf[#start, #end)` (grown by doubling, so a big answer is copied O(1) times). */
+  #buf = new Uint8Array(64 * 1024);
+  #start = 0;
+  #end = 0;
+  /** Pending bytes known to hold no message end. */
+  #scanned = 0;
   #waiters: (() => void)[] = [];
   #nextId = 1000;
   #reader: Promise<void>;
@@ -37,36 +42,59 @@ export class PwClient {
     this.#reader = (async () => {
       for await (const chunk of readable) {
         this.#at = performance.timeOrigin + performance.now();
-        const next = new Uint8Array(this.#raw.length + chunk.length);
-        next.set(this.#raw);
-        next.set(chunk, this.#raw.length);
-        this.#raw = next;
+        this.#append(chunk);
         this.#parse();
         for (const w of this.#waiters.splice(0)) w();
       }
     })().catch(() => {});
   }
 
+  #append(chunk: Uint8Array) {
+    if (this.#end + chunk.length > this.#buf.length) {
+      const pending = this.#end - this.#start;
+      let size = this.#buf.length;
+      while (size < pending + chunk.length) size *= 2;
+      if (size === this.#buf.length) this.#buf.copyWithin(0, this.#start, this.#end);
+      else {
+        const next = new Uint8Array(size);
+        next.set(this.#buf.subarray(this.#start, this.#end));
+        this.#buf = next;
+      }
+      this.#end = pending;
+      this.#start = 0;
+    }
+    this.#buf.set(chunk, this.#end);
+    this.#end += chunk.length;
+  }
+
   #parse() {
-    while (this.#raw.length) {
+    while (this.#end > this.#start) {
+      const raw = this.#buf.subarray(this.#start, this.#end);
       let body: Uint8Array;
+      let used: number;
       if (this.framing === "ndjson") {
-        const nl = this.#raw.indexOf(10);
-        if (nl < 0) return;
-        body = this.#raw.subarray(0, nl);
-        this.#raw = this.#raw.subarray(nl + 1);
+        const nl = raw.indexOf(10, this.#scanned);
+        if (nl < 0) {
+          this.#scanned = raw.length;
+          return;
+        }
+        body = raw.subarray(0, nl);
+        used = nl + 1;
       } else {
-        const head = new TextDecoder().decode(this.#raw.subarray(0, 64));
+        const head = new TextDecoder().decode(raw.subarray(0, 64));
         const m = /^Content-Length: (\d+)\r\n\r\n/.exec(head);
         if (!m) return;
         const start = m[0].length;
-        if (this.#raw.length < start + Number(m[1])) return;
-        body = this.#raw.subarray(start, start + Number(m[1]));
-        this.#raw = this.#raw.subarray(start + Number(m[1]));
+        if (raw.length < start + Number(m[1])) return;
+        body = raw.subarray(start, start + Number(m[1]));
+        used = start + Number(m[1]);
       }
+      this.#start += used;
+      this.#scanned = 0;
       this.messages.push(JSON.parse(new TextDecoder().decode(body)));
       this.arrivals.push(this.#at);
     }
+    this.#start = this.#end = 0;
   }
 
   /** Writes raw text (framed by the caller). */

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Matcher } from "./matcher.ts";
+import type { EncodedJson } from "../wire/raw_json.ts";
 
 /** Given at spawn: the pane keeps a transcript and answers session calls. */
 export interface SessionSpawn {
@@ -18,6 +19,7 @@ export interface SessionSpawn {
 
 /** One session call to the worker. */
 export type SessionCall =
+  /** Answered with the snapshot as an EncodedJson (its buffer transferred). */
   | { kind: "snapshot" }
   | { kind: "transcript" }
   /** The transcript since `since` characters were written. */
@@ -28,8 +30,8 @@ export type SessionCall =
 
 /** What each session call answers (the worker's `session` op). */
 export interface SessionResults {
-  /** The ScreenSnapshot as JSON text (built once, in the worker). */
-  snapshot: string;
+  /** The ScreenSnapshot as UTF-8 JSON (built once, in the worker; its buffer transferred). */
+  snapshot: EncodedJson;
   transcript: { text: string };
   output: OutputDelta;
   wait: WaitOutcome;
@@ -82,8 +84,8 @@ export interface WaitResult {
 
 /** How a wait ended in the worker. */
 export type WaitOutcome =
-  /** `json`: the {@link WaitResult} as JSON text (built once, in the worker). */
-  | { ok: true; json: string }
+  /** `json`: the {@link WaitResult} as UTF-8 JSON (built once, in the worker; its buffer is transferred). */
+  | { ok: true; json: EncodedJson }
   | { ok: false; error: "timeout" | "closed" | "cancelled" };
 
 /** Result of the `output` call. */

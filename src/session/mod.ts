@@ -16,7 +16,7 @@
  * const sessions: Sessions = ctx.sessions!;
  * const s = await sessions.create({ program: "/bin/sh", args: ["-lc", "cat"], rows: 40, cols: 120 });
  * await sessions.input(s.id, { type: "text", value: "hi\n" });          // every seed-003 action
- * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult (waitJson: text), or RpcError
+ * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult (waitJson: text, waitRaw: wire bytes), or RpcError
  * //   -32001 timeout, -32002 closed / can no longer match, -32005 cancelled (cancel: opts.signal)
  * const snap = await sessions.snapshot(s.id);                          // unredacted ScreenSnapshot
  * const text = await sessions.transcript(s.id);                        // unredacted transcript
@@ -38,6 +38,7 @@ import type { SessionCall, SessionResults } from "./_protocol.ts";
 import type { Registry, Surface } from "../server/registry.ts";
 import type { WorkerEvent } from "../server/pane/protocol.ts";
 import type { OutputDelta, ScreenSnapshot, WaitOutcome, WaitResult } from "./_protocol.ts";
+import { RawJson } from "../wire/raw_json.ts";
 import type { Matcher } from "./matcher.ts";
 
 export type { Matcher } from "./matcher.ts";
@@ -298,8 +299,13 @@ export class Sessions {
   }
 
   /** The parsed screen as JSON text, unredacted (as the worker wrote it). */
-  snapshotJson(id: string): Promise<string> {
-    return this.#ask(id, { kind: "snapshot" });
+  async snapshotJson(id: string): Promise<string> {
+    return (await this.snapshotRaw(id)).text;
+  }
+
+  /** The parsed screen as the worker encoded it, unredacted (to go on the wire as is). */
+  async snapshotRaw(id: string): Promise<RawJson> {
+    return new RawJson(await this.#ask(id, { kind: "snapshot" }));
   }
 
   /** The retained transcript, unredacted. */
@@ -334,6 +340,11 @@ export class Sessions {
 
   /** {@link wait}, with the result as JSON text (as the worker wrote it). */
   async waitJson(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+    return (await this.waitRaw(id, matcher, timeoutMs, signal)).text;
+  }
+
+  /** {@link wait}, with the result as the worker encoded it (to go on the wire as is). */
+  async waitRaw(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<RawJson> {
     const s = this.get(id);
     const wid = ++this.#wid;
     const onAbort = () =>
@@ -355,7 +366,7 @@ export class Sessions {
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
-    if (outcome.ok) return outcome.json;
+    if (outcome.ok) return new RawJson(outcome.json);
     if (outcome.error === "timeout") throw new RpcError(PwError.Timeout, PwMessage.Timeout);
     if (outcome.error === "cancelled") throw new RpcError(PwError.Cancelled, PwMessage.Cancelled);
     throw closed();

@@ -16,7 +16,7 @@ import type { SessionResults } from "./_protocol.ts";
 import { PwLimits } from "../spec/ptywright.ts";
 import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./_protocol.ts";
 import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
-import { cursorOf, plainText, snapshotJson } from "./snapshot.ts";
+import { cursorOf, plainText, snapshotEncoded, SnapshotRows } from "./snapshot.ts";
 import { Transcript } from "./transcript.ts";
 import type { SafeRegex } from "./regex.ts";
 
@@ -47,6 +47,8 @@ interface Session {
   scheduled: boolean;
   /** When waits were last checked (performance.now). */
   checkedAt: number;
+  /** The last snapshot's rows (reused where they did not change). */
+  rows: SnapshotRows;
 }
 
 const sessions = new Map<number, Session>();
@@ -73,6 +75,7 @@ export function openSession(id: number, term: xterm.Terminal, spawn: SessionSpaw
     pixels: { width: spawn.pixel_width, height: spawn.pixel_height },
     scheduled: false,
     checkedAt: -Infinity,
+    rows: new SnapshotRows(),
   };
   term.onTitleChange((title) => (s.title = title));
   sessions.set(id, s);
@@ -185,14 +188,17 @@ function check(s: Session, w: Wait, atDeadline = false) {
   const now = performance.now();
   const quietSince = Math.max(s.changedAt, w.started);
   if (matches(s, w, now - quietSince)) {
-    const snapshot = snapshotJson(s.term, s.sequence, s.title, s.pixels);
     const tail = JSON.stringify(s.transcript.tail(PwLimits.tailChars));
-    return finish(s, w, {
-      ok: true,
-      json: `{"matched":true,"sequence":${s.sequence},"elapsed_ms":${
-        Math.round(now - w.started)
-      },"snapshot":${snapshot},"transcript_tail":${tail}}`,
-    });
+    const json = snapshotEncoded(
+      s.term,
+      s.sequence,
+      s.title,
+      s.pixels,
+      s.rows,
+      `{"matched":true,"sequence":${s.sequence},"elapsed_ms":${Math.round(now - w.started)},"snapshot":`,
+      `,"transcript_tail":${tail}}`,
+    );
+    return finish(s, w, { ok: true, json });
   }
   // After the exit nothing changes any more: if the tree cannot match even
   // once every stability duration has passed, it never will.
@@ -249,7 +255,7 @@ export function sessionCall(
   if (!s) throw new Error(`pane ${id} is not a session`);
   switch (call.kind) {
     case "snapshot":
-      return snapshotJson(s.term, s.sequence, s.title, s.pixels);
+      return snapshotEncoded(s.term, s.sequence, s.title, s.pixels, s.rows);
     case "transcript":
       return { text: s.transcript.text() };
     case "output": {

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { stringifyMessage } from "./raw_json.ts";
+import { splitRaw, stringifyMessage } from "./raw_json.ts";
 import { type Duplex, writeAll } from "./duplex.ts";
 
 /** How messages are delimited: one per line, or LSP's `Content-Length` headers. */
@@ -104,6 +104,8 @@ export class ByteReader {
 
 /** One JSON value as an NDJSON line. */
 export function encodeLine(value: unknown): Uint8Array {
+  const split = splitRaw(value);
+  if (split) return split.raw.frame(split.head, "}\n");
   return encoder.encode(stringifyMessage(value) + "\n");
 }
 
@@ -157,6 +159,11 @@ function indexOfBytes(hay: Uint8Array, needle: Uint8Array): number {
 
 /** One JSON value as an LSP frame. */
 export function encodeLsp(value: unknown): Uint8Array {
+  const split = splitRaw(value);
+  if (split) {
+    const length = encoder.encode(split.head).length + split.raw.byteLength + 1;
+    return split.raw.frame(`Content-Length: ${length}\r\n\r\n${split.head}`, "}");
+  }
   const body = encoder.encode(stringifyMessage(value));
   const frame = encoder.encode(`Content-Length: ${body.length}\r\n\r\n`);
   const out = new Uint8Array(frame.length + body.length);

@@ -10,7 +10,6 @@ import { hasLua } from "../../plugins/matcher.ts";
 import type { ScreenSnapshot } from "../../session/_protocol.ts";
 import { type Policy, policyOf, redact } from "../../session/redact.ts";
 import { type PwHandlers, sessionsOf } from "./_ptywright.ts";
-import { RawJson } from "../../wire/raw_json.ts";
 
 type SessionMethod =
   | "session.create"
@@ -79,8 +78,8 @@ export const sessionMethods: PwHandlers<SessionMethod> = {
   "session.snapshot": async (ctx, p) => {
     // The policy is checked before the session, as ptywright does.
     const policy = policyOf(p.redact, p.redaction);
-    const json = await sessionsOf(ctx).snapshotJson(p.session);
-    return policy ? redactSnapshot(JSON.parse(json), policy) : new RawJson(json);
+    const raw = await sessionsOf(ctx).snapshotRaw(p.session);
+    return policy ? redactSnapshot(JSON.parse(raw.text), policy) : raw;
   },
   "session.transcript": async (ctx, p) => {
     const policy = policyOf(p.redact, p.redaction);
@@ -110,9 +109,7 @@ export const sessionMethods: PwHandlers<SessionMethod> = {
     const off = conn.onClose(() => abort.abort());
     try {
       // Not redacted (as ptywright): the worker's JSON goes out as it is.
-      return new RawJson(
-        await sessions.waitJson(p.session, matcher, p.timeout_ms ?? PwLimits.waitTimeoutMs, abort.signal),
-      );
+      return await sessions.waitRaw(p.session, matcher, p.timeout_ms ?? PwLimits.waitTimeoutMs, abort.signal);
     } finally {
       off();
     }

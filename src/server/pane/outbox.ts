@@ -7,7 +7,7 @@
 import type { WorkerBatch, WorkerEvent, WorkerReply } from "./protocol.ts";
 
 /** The worker's global scope (the default lib types `self` as a window). */
-const scope = self as unknown as { postMessage(msg: unknown): void };
+const scope = self as unknown as { postMessage(msg: unknown, transfer?: Transferable[]): void };
 
 /**
  * Events wait here until the end of the event loop's turn and then go as one
@@ -37,8 +37,8 @@ export function flushOutbox() {
   outbox = [];
 }
 
-/** Sends a reply, after the events that happened before it. */
-export function post(msg: WorkerReply) {
+/** Sends a reply, after the events that happened before it (`transfer`: buffers moved, not copied). */
+export function post(msg: WorkerReply, transfer: Transferable[] = []) {
   flushOutbox();
-  scope.postMessage(msg);
+  scope.postMessage(msg, transfer);
 }

@@ -17,6 +17,7 @@ import { post } from "./outbox.ts";
 import { remember } from "./views.ts";
 import { handle } from "./ops.ts";
 import { panes } from "./panes.ts";
+import { transferOf } from "../../wire/raw_json.ts";
 
 /** The worker's global scope (the default lib types `self` as a window). */
 const scope = self as unknown as {
@@ -27,7 +28,7 @@ scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const req = e.data;
   try {
     const result = await handle(req);
-    post({ rid: req.rid, ok: true, result });
+    post({ rid: req.rid, ok: true, result }, req.op === "session" ? transferOf(result) : []);
     // The snapshot for a later `read --since` is taken after the reply has
     // gone (the reader does not wait for the hashing) but in the same task,
     // so no output can be parsed in between: it is exactly the state read.

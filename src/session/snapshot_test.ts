@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import xterm from "@xterm/headless";
+import { rng } from "../../tests/_prng.ts";
+import { snapshotJson, snapshotOf, SnapshotRows } from "./snapshot.ts";
+
+const PIXELS = { width: 0, height: 0 };
+
+function parse(term: xterm.Terminal, data: string) {
+  // deno-lint-ignore no-explicit-any
+  (term as any)._core._writeBuffer.writeSync(data);
+}
+
+/** A snapshot that reuses the last one's rows is the snapshot built from scratch. */
+function same(term: xterm.Terminal, kept: SnapshotRows, seq: number) {
+  const fresh = JSON.stringify(snapshotOf(term, seq, "t", PIXELS));
+  assert.equal(snapshotJson(term, seq, "t", PIXELS, kept), fresh);
+  assert.equal(snapshotJson(term, seq, "t", PIXELS), fresh);
+}
+
+Deno.test("snapshots reuse unchanged and scrolled rows and still equal a full build", () => {
+  // 12 rows and later 105: renumbered rows cross 9/10 and 99/100.
+  const term = new xterm.Terminal({ cols: 20, rows: 12, allowProposedApi: true, scrollback: 50 });
+  const kept = new SnapshotRows();
+  const pieces = [
+    "plain ",
+    "\r\n",
+    "\x1b[31mred\x1b[0m ",
+    "\x1b[1;4;38;2;1;2;3;48;5;200mstyled\x1b[0m",
+    "宽字",
+    "e\u0301", // a combined cell
+    "👍🏽",
+    '"quote\\back"',
+    "\x1b[H",
+    "\x1b[2J",
+    "\x1b[3;5H",
+    "\x1b[K",
+    "\x1b[?1049h",
+    "\x1b[?1049l",
+    "\x1b[2L",
+    "\x1b[M",
+    "\tx",
+    "0123456789012345678901234", // wraps
+  ];
+  const next = rng(14);
+  same(term, kept, 0);
+  for (let i = 1; i <= 500; i++) {
+    let data = "";
+    for (let n = Math.floor(next() * 4); n >= 0; n--) data += pieces[Math.floor(next() * pieces.length)];
+    parse(term, data);
+    if (i % 97 === 0) term.resize(15 + (i % 11), i === 291 ? 105 : 8 + (i % 7));
+    same(term, kept, i);
+  }
+});
+
+Deno.test("a scrolled screen reuses its rows under their new row numbers", () => {
+  const term = new xterm.Terminal({ cols: 10, rows: 3, allowProposedApi: true });
+  const kept = new SnapshotRows();
+  parse(term, "a\r\nb\r\nc");
+  same(term, kept, 1);
+  parse(term, "\r\nd");
+  const cells = JSON.parse(snapshotJson(term, 2, null, PIXELS, kept)).cells;
+  assert.deepEqual(
+    cells.filter((c: { col: number }) => c.col === 0).map((
+      c: { row: number; text: string },
+    ) => [c.row, c.text]),
+    [
+      [0, "b"],
+      [1, "c"],
+      [2, "d"],
+    ],
+  );
+});
