@@ -189,13 +189,17 @@ export class PaneHost {
     }
     // A shell: without bracketed paste each newline would run a line on its own, which is what a
     // multi-line command typed at a prompt does anyway.
-    const payload = bracketed && text.includes("\n") ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
-    if (payload) await ctx.pool.write(s.id, payload);
-    if (submit) {
-      if (bracketed && text.includes("\n")) {
+    const pasted = bracketed && text.includes("\n");
+    const payload = pasted ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
+    if (pasted) {
+      await ctx.pool.write(s.id, payload);
+      if (submit) {
         await sleep(submitDelayMs(ctx.config.submit_paste_delay_ms, bytes));
+        await ctx.pool.write(s.id, "\r");
       }
-      await ctx.pool.write(s.id, "\r");
+    } else if (payload || submit) {
+      // Typed and Enter in one write: what the terminal's line discipline gets is the same.
+      await ctx.pool.write(s.id, submit ? `${payload}\r` : payload);
     }
     return { agent: null, status: submit ? "submitted" : "typed", evidence: "written to the terminal" };
   }
