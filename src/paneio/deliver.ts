@@ -75,6 +75,7 @@ export class QueueService {
   #wrote = new Map<string, { status: Message["status"]; metadata: Record<string, unknown> }>();
   /** When a pending message to a recipient with no live pane was first seen. */
   #orphanSince = new Map<string, number>();
+  #orphanTimers = new Map<string, ReturnType<typeof setTimeout>>();
   #stopped = false;
   #statusTimer: ReturnType<typeof setTimeout> | null = null;
   #statusSent = new Map<string, string>();
@@ -147,6 +148,7 @@ export class QueueService {
     this.#stopped = true;
     this.#stopListen();
     if (this.#statusTimer) clearTimeout(this.#statusTimer);
+    for (const t of this.#orphanTimers.values()) clearTimeout(t);
     const worker = this.#worker;
     this.#worker = null;
     if (worker) {
@@ -383,8 +385,17 @@ export class QueueService {
         this.#orphanSince.set(to, since);
         const left = since + this.settings.graceMs - Date.now();
         if (left > 0) {
-          // Woken by a pane created or renamed (the listener kicks), or re-checked at the deadline.
-          setTimeout(() => this.#kick(), left + 10);
+          // Woken by a pane created or renamed (the listener kicks), or re-checked at the deadline
+          // (one timer per recipient, however often it is kicked meanwhile).
+          if (!this.#orphanTimers.has(to)) {
+            this.#orphanTimers.set(
+              to,
+              setTimeout(() => {
+                this.#orphanTimers.delete(to);
+                this.#kick();
+              }, left + 10),
+            );
+          }
           return "waiting";
         }
         const why = s ? `pane "${to}" (${s.id}) has exited` : `no pane named "${to}"`;
