@@ -161,6 +161,11 @@ function parseChunk(text: string): DocResult[] {
       continue;
     }
     const value = doc.toJS({ maxAliasCount: 0 });
+    // An empty document (`---` right after `---`, or only comments) holds no message.
+    if (value === null || value === undefined) {
+      out.push({ kind: "empty" });
+      continue;
+    }
     const r = Message.safeParse(value);
     if (!r.success) {
       const issue = r.error.issues[0];
