@@ -92,21 +92,27 @@ Deno.test("queue files written over while the host reads and delivers them", asy
         async () => {
           const stale = message("echo stale-once >> stale.log");
           await save(file, stale);
+          // On a timeout: what the file and the host's log say.
+          const why = async (e: Error) => {
+            throw new Error(
+              `${e.message}\n${await Deno.readTextFile(file).catch(() => "")}\n${host.log().slice(-2000)}`,
+            );
+          };
           await waitUntil("completed", async () => (await read(file))[0]?.status === "completed", {
             timeoutMs: 15_000,
-          });
+          }).catch(why);
           // The editor still had the file open from before the delivery and saves it again.
           await save(file, stale);
           await waitUntil("written back", async () => {
             const m = (await read(file))[0];
             return /written over with an older copy/.test(host.log()) && m?.status === "completed" ? m : null;
-          }, { timeoutMs: 15_000 });
+          }, { timeoutMs: 15_000 }).catch(why);
           // Another message still goes through (the stale one was not left blocking the recipient).
           await save(file, `${stale}---\n${message("echo after >> stale.log")}`);
           await waitUntil("second completed", async () => {
             const all = await read(file);
             return all.length === 2 && all.every((m) => m.status === "completed");
-          }, { timeoutMs: 15_000 });
+          }, { timeoutMs: 15_000 }).catch(why);
           assert.equal(await Deno.readTextFile(`${work}/stale.log`), "stale-once\nafter\n");
         },
       );

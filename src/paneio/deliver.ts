@@ -427,8 +427,9 @@ export class QueueService {
     try {
       // The claim is fsynced (by the worker) before a byte is typed; the row typing starts from is
       // read meanwhile.
-      const [from, claimed] = await Promise.all([
+      const [from, modes, claimed] = await Promise.all([
         this._host.total(s).then((t) => Math.max(0, t - 1)),
+        this._host.modes(s),
         this.#set(m, ["pending"], "in_progress", { delivered_at: now(), surface_id: s.id }),
       ]);
       const claimedAt = TRACE ? wallNow() : 0;
@@ -439,7 +440,7 @@ export class QueueService {
       this.#scheduleStatus();
       let typed;
       try {
-        typed = await this._host.type(s, claimed.content.replace(/\n+$/, ""));
+        typed = await this._host.type(s, claimed.content.replace(/\n+$/, ""), true, modes);
         if (TRACE) {
           const t = wallNow();
           this._host.log(

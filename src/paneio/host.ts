@@ -95,6 +95,11 @@ export class PaneHost {
     return { from: r.total_lines - r.lines.length, lines: r.lines, total: r.total_lines };
   }
 
+  /** The terminal modes of the pane that typing depends on (asked ahead, to save a round trip later). */
+  async modes(s: Surface): Promise<{ bracketed_paste: boolean }> {
+    return await this._ctx.pool.modes(s.id);
+  }
+
   /** The number of rows with content (the cursor's row is the last of them or below). */
   async total(s: Surface): Promise<number> {
     return (await this._ctx.pool.read(s.id, 1, 0)).total_lines;
@@ -148,7 +153,7 @@ export class PaneHost {
    * the pane holds an agent, else pasted (bracketed when the program asked
    * for it) and followed by Enter.
    */
-  async type(s: Surface, text: string, submit = true): Promise<Typed> {
+  async type(s: Surface, text: string, submit = true, modes?: { bracketed_paste: boolean }): Promise<Typed> {
     const { ctx } = { ctx: this._ctx };
     if (s.exit) {
       throw new RpcError(ErrorCode.InvalidParams, `Pane ${s.id} has exited; it cannot be written`, {
@@ -162,7 +167,7 @@ export class PaneHost {
         `"text": payload is ${bytes} bytes; the limit is ${MAX_SEND_BYTES}`,
       );
     }
-    const { bracketed_paste: bracketed } = await ctx.pool.modes(s.id);
+    const { bracketed_paste: bracketed } = modes ?? await ctx.pool.modes(s.id);
     // The quick look (the foreground group's leader and its children): a full /proc scan per
     // message would cost a queue backlog tens of ms each. An agent deeper down is found by the
     // tracker's periodic scan, as for surface.status.

@@ -144,9 +144,10 @@ export class QueueFiles {
   }
 
   /**
-   * Changes one message under its file's lock (fsynced), then reads the
-   * file again, so that the host has seen the change when the reply comes.
-   * Returns the message as the file now holds it, or null when it was left.
+   * Changes one message under its file's lock (fsynced); the reply comes as
+   * soon as that is done (a claim is on the way to typing), the file's new
+   * view right after it. Returns the message as the file now holds it, or
+   * null when it was left.
    */
   update(req: UpdateRequest): Promise<Message | null> {
     return new Promise((resolve, reject) => {
@@ -157,11 +158,14 @@ export class QueueFiles {
             req.id,
             (cur) => req.from.includes(cur.status) ? { status: req.status, metadata: req.metadata } : null,
           );
-          await this.#load(req.file, 0);
           resolve(msg);
         } catch (e) {
           reject(e);
         }
+        // Before anything else is read (the change's own watch event then finds it read).
+        await this.#load(req.file, 0).catch((e) =>
+          this._emit({ t: "log", line: `queue: ${req.file}: ${(e as Error).message}` })
+        );
       });
       this.#run();
     });

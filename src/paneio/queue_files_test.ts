@@ -158,6 +158,7 @@ Deno.test("queue files: the host's update keeps what an editor saved meanwhile",
       Deno.open = real;
     }
     assert.equal(once, false);
+    await w.files.whenIdle();
     assert.equal(updated?.status, "in_progress");
     const now = (await readQueue(w.file)).messages.map((m) => [m.msg.id, m.msg.status]);
     assert.deepEqual(now, [["m1", "in_progress"], ["m2", "pending"]]);
