@@ -53,11 +53,15 @@ interface FileMirror {
   pos: Map<string, number>;
   /** Its pending messages. */
   pending: number;
+  /** No message before this index is pending (where the search for the next one starts). */
+  head: number;
 }
 
 /** The queue service of one host. */
 export class QueueService {
   #files = new Map<string, FileMirror>();
+  /** The parts of a big file's view that came before its last part. */
+  #stash = new Map<string, Located[]>();
   #counts = new Map<string, Counts>();
   #byStatus: Record<Message["status"], number> = { pending: 0, in_progress: 0, completed: 0, failed: 0 };
   #worker: Worker | null = null;
@@ -241,6 +245,7 @@ export class QueueService {
 
   #drop(file: string) {
     const old = this.#files.get(file);
+    this.#stash.delete(file);
     if (!old) return;
     this.#files.delete(file);
     for (const m of old.list) {
@@ -249,11 +254,30 @@ export class QueueService {
     }
   }
 
-  /** Takes the worker's view of a file: in place when only messages changed, else rebuilt. */
-  #apply(v: FileView) {
+  /** Takes the worker's view of a file: in place when messages changed or were appended, else rebuilt. */
+  #apply(part: FileView) {
+    if (part.more) {
+      const stash = this.#stash.get(part.file) ?? [];
+      for (const m of part.changed) stash.push(m);
+      this.#stash.set(part.file, stash);
+      return;
+    }
+    const stash = this.#stash.get(part.file);
+    this.#stash.delete(part.file);
+    const v = stash ? { ...part, changed: [...stash, ...part.changed] } : part;
     const old = this.#files.get(v.file);
     if (old && v.ids === null) {
-      for (const m of v.changed) {
+      const changed = new Map(v.changed.map((m) => [m.msg.id, m]));
+      for (const id of v.append ?? []) {
+        const m = changed.get(id);
+        if (!m) continue;
+        changed.delete(id);
+        old.pos.set(id, old.list.length);
+        old.list.push(m);
+        this.#count(m, 1);
+        if (m.msg.status === "pending") old.pending++;
+      }
+      for (const m of changed.values()) {
         const i = old.pos.get(m.msg.id);
         if (i === undefined) continue;
         const was = old.list[i];
@@ -261,11 +285,14 @@ export class QueueService {
         if (was.msg.status === "pending") old.pending--;
         old.list[i] = m;
         this.#count(m, 1);
-        if (m.msg.status === "pending") old.pending++;
+        if (m.msg.status === "pending") {
+          old.pending++;
+          if (i < old.head) old.head = i;
+        }
       }
     } else {
       const changed = new Map(v.changed.map((m) => [m.msg.id, m]));
-      const f: FileMirror = { list: [], pos: new Map(), pending: 0 };
+      const f: FileMirror = { list: [], pos: new Map(), pending: 0, head: 0 };
       for (const id of v.ids ?? []) {
         const m = changed.get(id) ?? (old ? old.list[old.pos.get(id) ?? -1] : undefined);
         if (!m) continue;
@@ -364,7 +391,14 @@ export class QueueService {
     for (const f of this.#files.values()) {
       // A file is one channel: all its messages go to one recipient.
       if (!f.pending || f.list[0]?.msg.to !== to) continue;
-      const head = f.list.find((m) => m.msg.to === to && this.#deliverable(m));
+      while (f.head < f.list.length && f.list[f.head].msg.status !== "pending") f.head++;
+      let head: Located | undefined;
+      for (let i = f.head; i < f.list.length; i++) {
+        if (f.list[i].msg.to === to && this.#deliverable(f.list[i])) {
+          head = f.list[i];
+          break;
+        }
+      }
       if (
         head &&
         (!best || head.msg.timestamp.localeCompare(best.msg.timestamp) < 0 ||

@@ -35,8 +35,12 @@ import {
 export interface FileView {
   t: "file";
   file: string;
-  /** The ids in file order; null: the same as in the last view of this file. */
+  /** The ids in file order; null: the same as in the last view of this file (plus `append`). */
   ids: string[] | null;
+  /** With `ids` null: ids added at the end of the file. */
+  append?: string[];
+  /** More of the same view follows (only `changed` is set): a big file crosses in parts. */
+  more?: boolean;
   changed: Located[];
   /** When the watcher reported the change that led to this (performance.timeOrigin-based ms), or 0. */
   eventAt: number;
@@ -80,6 +84,10 @@ interface FileState {
   ids: string[];
   logged: string | null;
 }
+
+/** At most this many messages (or about this many bytes of content) cross in one part of a view. */
+const VIEW_MESSAGES = 200;
+const VIEW_BYTES = 512 * 1024;
 
 const wallNow = () => performance.timeOrigin + performance.now();
 const isQueueName = (p: string) => {
@@ -307,10 +315,33 @@ export class QueueFiles {
       }
     }
     this.#files.set(file, state);
-    const sameIds = old !== undefined && old.ids.length === state.ids.length &&
+    // The order as it changed: the same, grown at the end (an append), or anything else (all ids).
+    const prefix = old !== undefined && old.ids.length <= state.ids.length &&
       old.ids.every((id, i) => state.ids[i] === id);
-    if (changed.length || !sameIds || !old) {
-      this._emit({ t: "file", file, ids: sameIds ? null : state.ids, changed, eventAt });
+    const append = prefix && state.ids.length > old!.ids.length ? state.ids.slice(old!.ids.length) : null;
+    if (!changed.length && prefix && !append && old) return;
+    // A big file's messages cross in parts, so the host never takes them in one long task.
+    const parts: Located[][] = [[]];
+    let bytes = 0;
+    for (const m of changed) {
+      const part = parts.at(-1)!;
+      if (part.length && (part.length >= VIEW_MESSAGES || bytes >= VIEW_BYTES)) {
+        parts.push([]);
+        bytes = 0;
+      }
+      parts.at(-1)!.push(m);
+      bytes += m.msg.content.length;
     }
+    for (const part of parts.slice(0, -1)) {
+      this._emit({ t: "file", file, ids: null, changed: part, eventAt, more: true });
+    }
+    this._emit({
+      t: "file",
+      file,
+      ids: prefix ? null : state.ids,
+      ...(append ? { append } : {}),
+      changed: parts.at(-1)!,
+      eventAt,
+    });
   }
 }

@@ -32,12 +32,13 @@ async function world(midRead?: (file: string) => Promise<void>) {
   /** The host's view of the file, rebuilt from the views as deliver.ts does. */
   const view = () => {
     let list: Message[] = [];
+    const byId = new Map<string, Message>();
     for (const m of out) {
       if (m.t !== "file" || m.file !== file) continue;
       const v = m as FileView;
-      const byId = new Map(list.map((x) => [x.id, x]));
       for (const c of v.changed) byId.set(c.msg.id, c.msg);
-      list = (v.ids ?? list.map((x) => x.id)).map((id) => byId.get(id)!);
+      if (v.more) continue;
+      list = (v.ids ?? [...list.map((x) => x.id), ...(v.append ?? [])]).map((id) => byId.get(id)!);
     }
     return list;
   };
@@ -163,6 +164,32 @@ Deno.test("queue files: the host's update keeps what an editor saved meanwhile",
     const now = (await readQueue(w.file)).messages.map((m) => [m.msg.id, m.msg.status]);
     assert.deepEqual(now, [["m1", "in_progress"], ["m2", "pending"]]);
     assert.deepEqual(w.view().map((m) => [m.id, m.status]), now);
+  } finally {
+    w.files.stop();
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
+Deno.test("queue files: a big file crosses in parts; an append sends only what it added", async () => {
+  const w = await world();
+  try {
+    const ids = [...Array(1000).keys()].map((i) => `m${i}`);
+    await atomicWrite(w.file, stream(ids));
+    await w.files.start();
+    const parts = w.out.filter((m) => m.t === "file") as FileView[];
+    assert.equal(parts.length, 5);
+    assert.ok(parts.slice(0, -1).every((p) => p.more && p.changed.length === 200 && p.ids === null));
+    assert.deepEqual(parts.at(-1)!.ids, ids);
+    assert.deepEqual(w.view().map((m) => m.id), ids);
+    // One more message at the end: only it crosses, and only its id.
+    w.out.length = 0;
+    await atomicWrite(w.file, `${stream(ids)}---\n${messageYaml(msg("m1000"))}`);
+    w.files.touched([w.file]);
+    await w.files.whenIdle();
+    const [v] = w.out.filter((m) => m.t === "file") as FileView[];
+    assert.equal(v.ids, null);
+    assert.deepEqual(v.append, ["m1000"]);
+    assert.deepEqual(v.changed.map((m) => m.msg.id), ["m1000"]);
   } finally {
     w.files.stop();
     await Deno.remove(w.root, { recursive: true });
