@@ -8,8 +8,9 @@
  * status files. The host's event loop never parses YAML, reads a queue file
  * or waits for an fsync.
  *
- * Loads and the host's own updates run one at a time, so a load never reads
- * a file while the host itself replaces it; a file another writer replaces
+ * Loads and the host's own updates of one file run one at a time (files
+ * side by side), so a load never reads a file while the host itself
+ * replaces it; a file another writer replaces
  * (renames over) or rewrites in place while it is read is read again (and
  * logged once per version), never half used.
  *
@@ -99,11 +100,12 @@ const isQueueName = (p: string) => {
 export class QueueFiles {
   #files = new Map<string, FileState>();
   #watcher: Deno.FsWatcher | null = null;
-  /** Files to read again, with when the watcher said so. */
-  #dirty = new Map<string, number>();
-  #rescanAll = false;
-  #tasks: (() => Promise<void>)[] = [];
-  #running = false;
+  /** Per file, the chain of its loads and updates: one at a time per file, files side by side. */
+  #lanes = new Map<string, Promise<void>>();
+  /** Files with a load queued that has not started, with when the watcher said so. */
+  #loadQueued = new Map<string, number>();
+  /** Loads, updates and scans queued or running. */
+  #busy = 0;
   #idle: (() => void)[] = [];
   #stopped = false;
   #statusWritten = new Map<string, string>();
@@ -121,8 +123,7 @@ export class QueueFiles {
   async start(): Promise<void> {
     await ensureRoot(this.root);
     this.#watch();
-    this.#rescanAll = true;
-    this.#run();
+    this.rescan();
     await this.whenIdle();
   }
 
@@ -135,20 +136,22 @@ export class QueueFiles {
 
   /** Resolves when nothing is left to read or write. */
   whenIdle(): Promise<void> {
-    if (!this.#running) return Promise.resolve();
+    if (!this.#busy) return Promise.resolve();
     return new Promise((r) => this.#idle.push(r));
   }
 
   /** Reads every file again (the watcher overflowed, or the host asks). */
   rescan(): void {
-    this.#rescanAll = true;
-    this.#run();
+    if (this.#stopped) return;
+    this.#busy++;
+    this.#scanDir().catch((e) =>
+      this._emit({ t: "log", line: `queue: cannot list ${this.root}/queue: ${(e as Error).message}` })
+    ).finally(() => this.#done());
   }
 
   /** Marks files changed (what the watcher does; tests call it too). */
   touched(paths: string[], at = wallNow()): void {
-    for (const p of paths) if (isQueueName(p) && !this.#dirty.has(p)) this.#dirty.set(p, at);
-    this.#run();
+    for (const p of paths) if (isQueueName(p)) this.#queueLoad(p, at);
   }
 
   /**
@@ -159,7 +162,7 @@ export class QueueFiles {
    */
   update(req: UpdateRequest): Promise<Message | null> {
     return new Promise((resolve, reject) => {
-      this.#tasks.push(async () => {
+      this.#onFile(req.file, async () => {
         try {
           const msg = await updateMessage(
             req.file,
@@ -171,11 +174,8 @@ export class QueueFiles {
           reject(e);
         }
         // Before anything else is read (the change's own watch event then finds it read).
-        await this.#load(req.file, 0).catch((e) =>
-          this._emit({ t: "log", line: `queue: ${req.file}: ${(e as Error).message}` })
-        );
+        await this.#load(req.file, 0);
       });
-      this.#run();
     });
   }
 
@@ -216,35 +216,31 @@ export class QueueFiles {
     })();
   }
 
-  /** Runs the host's updates first, then full rescans, then the files marked changed, one at a time. */
-  #run() {
-    if (this.#running || this.#stopped) return;
-    this.#running = true;
-    (async () => {
-      while (!this.#stopped) {
-        const task = this.#tasks.shift();
-        if (task) {
-          await task();
-          continue;
-        }
-        if (this.#rescanAll) {
-          this.#rescanAll = false;
-          await this.#scanDir().catch((e) =>
-            this._emit({ t: "log", line: `queue: cannot list ${this.root}/queue: ${(e as Error).message}` })
-          );
-          continue;
-        }
-        const next = this.#dirty.entries().next();
-        if (next.done) break;
-        const [file, at] = next.value;
-        this.#dirty.delete(file);
-        await this.#load(file, at).catch((e) =>
-          this._emit({ t: "log", line: `queue: ${file}: ${(e as Error).message}` })
-        );
-      }
-      this.#running = false;
-      for (const r of this.#idle.splice(0)) r();
-    })();
+  #done() {
+    if (--this.#busy === 0) { for (const r of this.#idle.splice(0)) r(); }
+  }
+
+  /** Runs `fn` after what is queued for `file`. */
+  #onFile(file: string, fn: () => Promise<void>): void {
+    this.#busy++;
+    const next: Promise<void> = (this.#lanes.get(file) ?? Promise.resolve()).then(fn).catch((e) =>
+      this._emit({ t: "log", line: `queue: ${file}: ${(e as Error).message}` })
+    ).finally(() => {
+      if (this.#lanes.get(file) === next) this.#lanes.delete(file);
+      this.#done();
+    });
+    this.#lanes.set(file, next);
+  }
+
+  /** Reads `file` again (once, however many changes come before the read starts). */
+  #queueLoad(file: string, at: number) {
+    if (this.#stopped || this.#loadQueued.has(file)) return;
+    this.#loadQueued.set(file, at);
+    this.#onFile(file, async () => {
+      const eventAt = this.#loadQueued.get(file) ?? 0;
+      this.#loadQueued.delete(file);
+      if (!this.#stopped) await this.#load(file, eventAt);
+    });
   }
 
   async #scanDir() {
@@ -257,7 +253,7 @@ export class QueueFiles {
       }
     }
     // Every file is read again (a version check skips the unchanged).
-    for (const f of files) if (!this.#dirty.has(f)) this.#dirty.set(f, 0);
+    for (const f of files) this.#queueLoad(f, 0);
   }
 
   async #load(file: string, eventAt: number): Promise<void> {
@@ -288,7 +284,7 @@ export class QueueFiles {
       this.replacedReads++;
       const line = `queue: ${file}:1: the file was replaced while it was read; reading it again`;
       this._emit({ t: "log", line });
-      this.#dirty.set(file, eventAt);
+      this.#queueLoad(file, eventAt);
       return;
     }
     const state: FileState = {
