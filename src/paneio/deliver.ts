@@ -449,20 +449,21 @@ export class QueueService {
         continue;
       }
       const readyAt = TRACE ? wallNow() : 0;
-      await this.#deliver(m, s, readyAt);
+      await this.#deliver(m, s, readyAt, ready.total);
     }
     return "empty";
   }
 
   /** Marks a message in progress, types it, and waits for the turn's end. */
-  async #deliver(m: Located, s: Surface, readyAt: number): Promise<void> {
+  async #deliver(m: Located, s: Surface, readyAt: number, total?: number): Promise<void> {
     const id = m.msg.id;
     this.#active.add(id);
     try {
       // The claim is fsynced (by the worker) before a byte is typed; the row typing starts from is
       // read meanwhile.
       const [from, modes, claimed] = await Promise.all([
-        this._host.total(s).then((t) => Math.max(0, t - 1)),
+        // The pane is at its prompt since the readiness check: its length then is its length now.
+        (total !== undefined ? Promise.resolve(total) : this._host.total(s)).then((t) => Math.max(0, t - 1)),
         this._host.modes(s),
         this.#set(m, ["pending"], "in_progress", { delivered_at: now(), surface_id: s.id }),
       ]);

@@ -51,6 +51,8 @@ export interface HostParts {
 /** The PaneIO view of one host. */
 export class PaneHost {
   #listeners = new Set<(ev: BusEvent) => void>();
+  /** Each pane's number of rows with content when last read (a guess for the next read's size). */
+  #lengths = new Map<number, number>();
   readonly rules: PromptRule[];
 
   constructor(private readonly _ctx: HostParts, bus: EventBus) {
@@ -86,13 +88,27 @@ export class PaneHost {
     return this._ctx.registry.surfaces.get(s.id) === s && !s.exit;
   }
 
-  /** The rows from `from` to the end (at most 4000 of them, the newest). */
+  /**
+   * The rows from `from` to the end (at most 4000 of them, the newest); may
+   * start before `from`. One read as a rule: its size is guessed from the
+   * pane's last known length, and read again only when it fell short.
+   */
   async rows(s: Surface, from: number): Promise<Rows> {
-    const probe = await this._ctx.pool.read(s.id, 1, 0);
-    const total = probe.total_lines;
-    const want = Math.max(1, Math.min(4000, total - from));
-    const r = await this._ctx.pool.read(s.id, want, 0);
+    const guess = this.#lengths.get(s.id) ?? from;
+    let want = Math.max(64, Math.min(4000, guess - from + 64));
+    let r = await this._ctx.pool.read(s.id, want, 0);
+    const start = r.total_lines - r.lines.length;
+    if (start > from && r.lines.length === want && want < 4000) {
+      want = Math.min(4000, r.total_lines - from);
+      r = await this._ctx.pool.read(s.id, want, 0);
+    }
+    this.#remember(s, r.total_lines);
     return { from: r.total_lines - r.lines.length, lines: r.lines, total: r.total_lines };
+  }
+
+  #remember(s: Surface, total: number) {
+    if (this.#lengths.size > 10_000) this.#lengths.clear();
+    this.#lengths.set(s.id, total);
   }
 
   /** The terminal modes of the pane that typing depends on (asked ahead, to save a round trip later). */
@@ -114,8 +130,8 @@ export class PaneHost {
     return r.hits.length > 0;
   }
 
-  /** Is the pane ready for input? */
-  async ready(s: Surface): Promise<Readiness> {
+  /** Is the pane ready for input? With the pane's number of rows with content when it was asked. */
+  async ready(s: Surface): Promise<Readiness & { total?: number }> {
     const { agents, pool } = this._ctx;
     if (s.exit) return readiness({ pid: s.pid, exited: true, agent: null, cursorLine: "" }, this.rules);
     await agents.detectUntracked([s], true);
@@ -129,8 +145,13 @@ export class PaneHost {
         dialog: screen?.verdict?.rule === "permission_dialog",
       };
     }
-    const last = (await pool.read(s.id, 1, 0)).lines[0] ?? "";
-    return readiness({ pid: s.pid, exited: false, agent, cursorLine: last }, this.rules);
+    const r = await pool.read(s.id, 1, 0);
+    this.#remember(s, r.total_lines);
+    const last = r.lines[0] ?? "";
+    return {
+      ...readiness({ pid: s.pid, exited: false, agent, cursorLine: last }, this.rules),
+      total: r.total_lines,
+    };
   }
 
   /** The agent status object of a pane (`surface.status`). */
