@@ -27,7 +27,6 @@ export interface QueueSettings {
   timeoutMs: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** PANEFLOW_QUEUE_TRACE=1 logs the time each delivery step took (for bench/paneio.ts). */
 const TRACE = Deno.env.get("PANEFLOW_QUEUE_TRACE") === "1";
 const now = () => new Date().toISOString();
@@ -586,12 +585,7 @@ export class QueueService {
   async #recover(m: Located): Promise<void> {
     this.#active.add(m.msg.id);
     try {
-      const deadline = Date.now() + this.settings.graceMs;
-      let s = this._host.byName(m.msg.to);
-      while ((!s || s.exit) && Date.now() < deadline && !this.#stopped) {
-        await sleep(100);
-        s = this._host.byName(m.msg.to);
-      }
+      const s = await this.#paneNamed(m.msg.to, Date.now() + this.settings.graceMs);
       if (this.#stopped) return;
       const content = m.msg.content.replace(/\n+$/, "");
       if (s && !s.exit && await this._host.shows(s, content)) {
@@ -609,6 +603,29 @@ export class QueueService {
       this.#busy.delete(m.msg.to);
       this.#kick();
     }
+  }
+
+  /** The live pane named `name`, once there is one (woken by the host's events), or null at the deadline. */
+  #paneNamed(name: string, deadline: number): Promise<Surface | null> {
+    const live = () => {
+      const s = this._host.byName(name);
+      return s && !s.exit ? s : null;
+    };
+    const now = live();
+    if (now) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (s: Surface | null) => {
+        clearTimeout(timer);
+        stop();
+        resolve(s);
+      };
+      const stop = this._host.listen(() => {
+        if (this.#stopped) return done(null);
+        const s = live();
+        if (s) done(s);
+      });
+      const timer = setTimeout(() => done(this._host.byName(name)), Math.max(0, deadline - Date.now()));
+    });
   }
 
   #scheduleStatus() {
