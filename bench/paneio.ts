@@ -32,6 +32,22 @@ const opt = (name: string, def: number) => {
 const RUNS = opt("runs", 50);
 const BACKLOG = opt("backlog", 1000);
 
+/** CPU time (ms) of a process's main thread (its event loop) and of the whole process, from /proc. */
+function cpu(pid: number): { main: number; all: number } {
+  let main = 0;
+  let all = 0;
+  try {
+    for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(f[11]) + Number(f[12])) * 10;
+      all += ms;
+      if (t.name === String(pid)) main = ms;
+    }
+  } catch { /* gone */ }
+  return { main, all };
+}
+
 /** A `system.ping` every 10 ms from its own thread (./pinger.ts) until `stop` gives the round trips. */
 async function pingWorker(socket: string) {
   const w = new Worker(new URL("./pinger.ts", import.meta.url).href, { type: "module" });
@@ -173,6 +189,7 @@ try {
   await new Promise((r) => setTimeout(r, 500));
   await endPhase("write");
   const t0 = performance.now();
+  const cpu0 = cpu(host.pid);
   await rpc.call("surface.rename", { surface_id: idle, name: "r1" });
   await rpc.call("surface.rename", { surface_id: idle2, name: "r2" });
   while (true) {
@@ -181,6 +198,7 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   const drainMs = performance.now() - t0;
+  const cpu1 = cpu(host.pid);
   pings.drain = await pinger.stop();
   let docs = 0;
   let completed = 0;
@@ -201,6 +219,13 @@ try {
     `backlog of ${BACKLOG} drained in ${(drainMs / 1000).toFixed(1)} s (${
       Math.round(BACKLOG / (drainMs / 1000))
     }/s; ${docs} documents, ${completed} completed); system.ping meanwhile: ${p("drain")}`,
+  );
+  const mainMs = cpu1.main - cpu0.main;
+  console.log(
+    `host CPU during the drain: event loop thread ${mainMs} ms (${
+      (mainMs / BACKLOG).toFixed(2)
+    } ms per message), ` +
+      `all threads ${cpu1.all - cpu0.all} ms`,
   );
 } finally {
   await cleanupAll();

@@ -474,7 +474,10 @@ export class QueueService {
       this.#scheduleStatus();
       let typed;
       try {
-        typed = await this._host.type(s, claimed.content.replace(/\n+$/, ""), true, modes);
+        typed = await this._host.type(s, claimed.content.replace(/\n+$/, ""), true, {
+          modes,
+          detected: true,
+        });
         if (TRACE) {
           const t = wallNow();
           this._host.log(

@@ -174,7 +174,12 @@ export class PaneHost {
    * the pane holds an agent, else pasted (bracketed when the program asked
    * for it) and followed by Enter.
    */
-  async type(s: Surface, text: string, submit = true, modes?: { bracketed_paste: boolean }): Promise<Typed> {
+  async type(
+    s: Surface,
+    text: string,
+    submit = true,
+    ahead?: { modes: { bracketed_paste: boolean }; detected: boolean },
+  ): Promise<Typed> {
     const { ctx } = { ctx: this._ctx };
     if (s.exit) {
       throw new RpcError(ErrorCode.InvalidParams, `Pane ${s.id} has exited; it cannot be written`, {
@@ -188,11 +193,12 @@ export class PaneHost {
         `"text": payload is ${bytes} bytes; the limit is ${MAX_SEND_BYTES}`,
       );
     }
-    const { bracketed_paste: bracketed } = modes ?? await ctx.pool.modes(s.id);
+    const { bracketed_paste: bracketed } = ahead?.modes ?? await ctx.pool.modes(s.id);
     // The quick look (the foreground group's leader and its children): a full /proc scan per
     // message would cost a queue backlog tens of ms each. An agent deeper down is found by the
     // tracker's periodic scan, as for surface.status.
-    if (submit) await ctx.agents.detectUntracked([s], true);
+    // (`ahead.detected`: the caller's readiness check has just done it.)
+    if (submit && !ahead?.detected) await ctx.agents.detectUntracked([s], true);
     const agent = ctx.agents.toolOf(s.id);
     if (submit && agent) {
       let body = text;
