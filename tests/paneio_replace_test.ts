@@ -4,7 +4,8 @@
  * and rename, as docs/paneio.md asks) while the host reads it and delivers
  * from it loses and doubles nothing; a stale save that puts back an older
  * copy of a delivered message does not deliver it again, and the host writes
- * its status back.
+ * its status back; a message whose turn ends while its file is broken gets
+ * its end written once the file is fixed.
  */
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
@@ -116,6 +117,36 @@ Deno.test("queue files written over while the host reads and delivers them", asy
           assert.equal(await Deno.readTextFile(`${work}/stale.log`), "stale-once\nafter\n");
         },
       );
+
+      await t.step("a file broken while its message runs: the end is written once it is fixed", async () => {
+        await Deno.remove(file);
+        await save(file, message("read line; echo got-$line"));
+        const running = await waitUntil("in progress", async () => {
+          const text = await Deno.readTextFile(file).catch(() => "");
+          return /status: in_progress/.test(text) ? text : null;
+        }, { timeoutMs: 15_000 });
+        // A human edits the file and leaves it broken for a while.
+        await save(file, `${running}oops: [unclosed\n`);
+        await waitUntil("the problem logged", () => /editor_to_ed\.yaml:\d+: invalid YAML/.test(host.log()));
+        // The turn ends meanwhile: its end cannot be written yet.
+        const send = await host.cli(["send", "ed", "--submit", "fine"]);
+        assert.equal(send.code, 0, send.stderr);
+        await waitUntil(
+          "the end held back",
+          () => /ended completed but the file could not be changed/.test(host.log()),
+        );
+        // Fixed: the end is written.
+        await save(file, running);
+        const m = await waitUntil("completed", async () => {
+          const m = (await read(file))[0];
+          return m?.status === "completed" ? m : null;
+        }, { timeoutMs: 15_000 });
+        assert.match(String(m.metadata.result), /got-fine/);
+        assert.match(
+          host.log(),
+          /ended completed while its file could not be written; status completed written now/,
+        );
+      });
     });
   } finally {
     await Deno.remove(root, { recursive: true }).catch(() => {});

@@ -75,7 +75,10 @@ export class QueueService {
    * an older copy (an editor's stale save) shows an earlier status; the message is not delivered
    * again, and the status is written back.
    */
-  #wrote = new Map<string, { status: Message["status"]; metadata: Record<string, unknown> }>();
+  #wrote = new Map<
+    string,
+    { status: Message["status"]; metadata: Record<string, unknown>; written: boolean }
+  >();
   /** When a pending message to a recipient with no live pane was first seen. */
   #orphanSince = new Map<string, number>();
   #orphanTimers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -302,7 +305,8 @@ export class QueueService {
       if (old) {
         for (const m of old.list) {
           this.#count(m, -1);
-          if (!f.pos.has(m.msg.id)) this.#wrote.delete(`${v.file}\0${m.msg.id}`);
+          // Gone from the file (pruned, deleted by hand) unless only held back by a problem.
+          if (!v.problem && !f.pos.has(m.msg.id)) this.#wrote.delete(`${v.file}\0${m.msg.id}`);
         }
       }
       for (const m of f.list) this.#count(m, 1);
@@ -320,12 +324,15 @@ export class QueueService {
     const known = this.#wrote.get(key);
     if (!known || RANK[m.msg.status] >= RANK[known.status]) return;
     this._host.log(
-      `queue: ${m.file}:${m.line}: ${m.msg.id} shows status ${m.msg.status} but this host already set it ` +
-        `${known.status} (the file was written over with an older copy): it is not delivered again; ` +
-        `status ${known.status} written back`,
+      known.written
+        ? `queue: ${m.file}:${m.line}: ${m.msg.id} shows status ${m.msg.status} but this host already set it ` +
+          `${known.status} (the file was written over with an older copy): it is not delivered again; ` +
+          `status ${known.status} written back`
+        : `queue: ${m.file}:${m.line}: ${m.msg.id} ended ${known.status} while its file could not be ` +
+          `written; status ${known.status} written now`,
     );
     const from = (Object.keys(RANK) as Message["status"][]).filter((s) => RANK[s] < RANK[known.status]);
-    this.#update({ file: m.file, id: m.msg.id, from, status: known.status, metadata: known.metadata })
+    this.#set(m, from, known.status, known.metadata)
       .catch((e) => this._host.log(`queue: ${m.msg.id}: ${(e as Error).message}`));
   }
 
@@ -338,7 +345,19 @@ export class QueueService {
   ) {
     const key = `${m.file}\0${m.msg.id}`;
     const msg = await this.#update({ file: m.file, id: m.msg.id, from, status, metadata });
-    if (msg) this.#wrote.set(key, { status: msg.status, metadata: msg.metadata });
+    if (msg) this.#wrote.set(key, { status: msg.status, metadata: msg.metadata, written: true });
+    else if (status === "completed" || status === "failed") {
+      // Not written (the file has a problem now, e.g. a human is editing it): written when the
+      // file shows the message again at an earlier status.
+      const prior = this.#wrote.get(key);
+      if (!prior || RANK[prior.status] < RANK[status]) {
+        this.#wrote.set(key, { status, metadata: { ...prior?.metadata, ...metadata }, written: false });
+        this._host.log(
+          `queue: ${m.file}: ${m.msg.id} ended ${status} but the file could not be changed (it has a problem, ` +
+            `or the message is gone); the status is written when the file shows the message again`,
+        );
+      }
+    }
     return msg;
   }
 

@@ -42,6 +42,8 @@ export interface FileView {
   append?: string[];
   /** More of the same view follows (only `changed` is set): a big file crosses in parts. */
   more?: boolean;
+  /** The file has a problem: its messages are held back until it is fixed (not gone). */
+  problem?: boolean;
   changed: Located[];
   /** When the watcher reported the change that led to this (performance.timeOrigin-based ms), or 0. */
   eventAt: number;
@@ -169,6 +171,14 @@ export class QueueFiles {
             req.id,
             (cur) => req.from.includes(cur.status) ? { status: req.status, metadata: req.metadata } : null,
           );
+          // What was written is what the next read is compared with: a save over it meanwhile
+          // (an older copy) then shows as a change, even when it equals what was read before.
+          const st = this.#files.get(req.file);
+          const was = st?.byId.get(req.id);
+          if (st && was && msg) {
+            st.byId.set(req.id, { ...was, msg });
+            st.version = { ino: null, size: -1, mtime: 0 };
+          }
           resolve(msg);
         } catch (e) {
           reject(e);
@@ -336,6 +346,7 @@ export class QueueFiles {
       file,
       ids: prefix ? null : state.ids,
       ...(append ? { append } : {}),
+      ...(p ? { problem: true } : {}),
       changed: parts.at(-1)!,
       eventAt,
     });
