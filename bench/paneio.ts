@@ -8,13 +8,18 @@
  *    (an `events.subscribe` frame, then a read that finds it). The raw limit
  *    in the same run: the same rename seen by a bare Deno.watchFs in this
  *    process (what any watcher, tmux-based or not, must wait for first).
- * 2. A backlog of N messages (default 1000) from 4 senders to 2 shell panes
- *    drained, with `system.ping` every 10 ms on its own connection: drain
- *    time and the ping's p50/p99.
+ * 2. A backlog of N messages (default 1000) from 4 senders to 2 shell panes,
+ *    with `system.ping` every 10 ms (./pinger.ts: its own thread and
+ *    connection, so the bench's own work cannot delay it) all along: first
+ *    the host idle (the floor of the ping on this machine now), then the N
+ *    messages written (appended by 4 writers at once) while no pane has the
+ *    recipients' names, then the two panes renamed to them and the backlog
+ *    drained. Prints the drain time and the ping's p50/p99 in each phase.
+ *    PANEFLOW_QUEUE_TRACE=1 makes the host log each delivery's steps.
  *
  * @module
  */
-import { cleanupAll, startHost } from "./procs.ts";
+import { cleanupAll, onCleanup, startHost } from "./procs.ts";
 import { percentile, RpcConn, subscribe } from "../tests/_stream.ts";
 import { appendMessage, ensureRoot, messageYaml, newId } from "../src/paneio/store.ts";
 import { parseAllDocuments } from "yaml";
@@ -27,13 +32,54 @@ const opt = (name: string, def: number) => {
 const RUNS = opt("runs", 50);
 const BACKLOG = opt("backlog", 1000);
 
+/** CPU time (ms) of a process's main thread (its event loop) and of the whole process, from /proc. */
+function cpu(pid: number): { main: number; all: number } {
+  let main = 0;
+  let all = 0;
+  try {
+    for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(f[11]) + Number(f[12])) * 10;
+      all += ms;
+      if (t.name === String(pid)) main = ms;
+    }
+  } catch { /* gone */ }
+  return { main, all };
+}
+
+/** A `system.ping` every 10 ms from its own thread (./pinger.ts) until `stop` gives the round trips. */
+async function pingWorker(socket: string) {
+  const w = new Worker(new URL("./pinger.ts", import.meta.url).href, { type: "module" });
+  onCleanup(() => w.terminate());
+  let onMsg: (d: { started?: boolean; samples?: number[] }) => void = () => {};
+  w.onmessage = (e) => onMsg(e.data);
+  await new Promise<void>((resolve) => {
+    onMsg = (d) => d.started && resolve();
+    w.postMessage({ socket, intervalMs: 10 });
+  });
+  return {
+    stop: () =>
+      new Promise<number[]>((resolve) => {
+        onMsg = (d) => {
+          if (d.samples) {
+            w.terminate();
+            resolve(d.samples);
+          }
+        };
+        w.postMessage("stop");
+      }),
+  };
+}
+
 const dir = await Deno.makeTempDir({ prefix: "pf-bench-q-" });
 const root = `${dir}/q`;
 await ensureRoot(root);
 const ms = (v: number) => v.toFixed(1);
 
 try {
-  const host = await startHost(dir, "host", { queue: { root } });
+  // The backlog waits for its recipients' panes far longer than it takes to write it.
+  const host = await startHost(dir, "host", { queue: { root, grace_secs: 3600 } });
   const rpc = host.rpc;
   const mk = async (name: string) => {
     const ws = await rpc.call("workspace.create", {
@@ -104,17 +150,25 @@ try {
   await events.close();
   reader.close();
   console.log(
-    `rename -> text in pane: p50 ${ms(percentile(lat, 50))} ms, p95 ${
-      ms(percentile(lat, 95))
-    } ms (n=${lat.length}); ` +
-      `raw watchFs limit p50 ${ms(percentile(raw, 50))} ms`,
+    `rename -> text in pane: p50 ${ms(percentile(lat, 50))} ms, p95 ${ms(percentile(lat, 95))} ms, p99 ${
+      ms(percentile(lat, 99))
+    } ms (n=${lat.length}); raw watchFs limit p50 ${ms(percentile(raw, 50))} ms`,
   );
 
-  // 2. backlog drain with system.ping alongside.
-  await mk("r2");
+  // 2. backlog drain with system.ping alongside, in phases.
+  // The recipients' names are free until the drain: r1 gives its name up, two panes take them then.
+  await rpc.call("surface.rename", { surface_id: r1, name: "r1-old" });
+  const idle = await mk("idle1");
+  const idle2 = await mk("idle2");
   const senders = ["w1", "w2", "w3", "w4"];
-  // Written first, delivered after: the host is stopped from delivering by a not-yet-existing recipient? No:
-  // messages go to r1/r2, written as fast as the store allows.
+  const pings: Record<string, number[]> = {};
+  let pinger = await pingWorker(host.socket);
+  const endPhase = async (name: string) => {
+    pings[name] = await pinger.stop();
+    pinger = await pingWorker(host.socket);
+  };
+  await new Promise((r) => setTimeout(r, 3000));
+  await endPhase("idle");
   const tWrite = performance.now();
   await Promise.all(senders.map(async (w) => {
     for (let n = 0; n < BACKLOG / senders.length; n++) {
@@ -131,49 +185,48 @@ try {
     }
   }));
   const writeMs = performance.now() - tWrite;
-  // Opened now: a connection idle while the backlog is written would pass the host's idle deadline.
-  const pinger = await RpcConn.open(host.socket);
-  const pings: number[] = [];
-  let done = false;
-  const pingLoop = (async () => {
-    while (!done) {
-      const t = performance.now();
-      await pinger.call("system.ping");
-      pings.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  // Let the host take in the last writes before the drain's clock starts.
+  await new Promise((r) => setTimeout(r, 500));
+  await endPhase("write");
   const t0 = performance.now();
+  const cpu0 = cpu(host.pid);
+  await rpc.call("surface.rename", { surface_id: idle, name: "r1" });
+  await rpc.call("surface.rename", { surface_id: idle2, name: "r2" });
   while (true) {
-    let finished = 0;
-    for (const w of senders) {
-      for (const r of ["r1", "r2"]) {
-        const t = await Deno.readTextFile(`${root}/queue/${w}_to_${r}.yaml`).catch(() => "");
-        finished += (t.match(/status: completed/g) ?? []).length;
-      }
-    }
-    if (finished >= BACKLOG) break;
-    await new Promise((r) => setTimeout(r, 200));
+    const info = await rpc.call("queue.info") as { counts: Record<string, number> };
+    if (info.counts.completed + info.counts.failed >= BACKLOG + RUNS + 3) break;
+    await new Promise((r) => setTimeout(r, 100));
   }
-  const drainMs = performance.now() - t0 + writeMs;
-  done = true;
-  await pingLoop;
+  const drainMs = performance.now() - t0;
+  const cpu1 = cpu(host.pid);
+  pings.drain = await pinger.stop();
   let docs = 0;
+  let completed = 0;
   for (const w of senders) {
     for (const r of ["r1", "r2"]) {
-      docs += parseAllDocuments(await Deno.readTextFile(`${root}/queue/${w}_to_${r}.yaml`)).length;
+      const text = await Deno.readTextFile(`${root}/queue/${w}_to_${r}.yaml`);
+      docs += parseAllDocuments(text).length;
+      completed += (text.match(/^status: completed$/gm) ?? []).length;
     }
   }
+  const p = (k: string) =>
+    `p50 ${ms(percentile(pings[k], 50))} p99 ${ms(percentile(pings[k], 99))} max ${
+      ms(Math.max(...pings[k]))
+    } ms (n=${pings[k].length})`;
+  console.log(`system.ping, host idle (the floor now): ${p("idle")}`);
+  console.log(`system.ping while ${BACKLOG} messages are written (${Math.round(writeMs)} ms): ${p("write")}`);
   console.log(
-    `backlog of ${BACKLOG}: written in ${Math.round(writeMs)} ms, drained in ${
-      (drainMs / 1000).toFixed(1)
-    } s ` +
-      `(${Math.round(BACKLOG / (drainMs / 1000))}/s; ${docs} documents); system.ping p50 ${
-        ms(percentile(pings, 50))
-      } ms ` +
-      `p99 ${ms(percentile(pings, 99))} ms max ${ms(Math.max(...pings))} ms (n=${pings.length})`,
+    `backlog of ${BACKLOG} drained in ${(drainMs / 1000).toFixed(1)} s (${
+      Math.round(BACKLOG / (drainMs / 1000))
+    }/s; ${docs} documents, ${completed} completed); system.ping meanwhile: ${p("drain")}`,
   );
-  pinger.close();
+  const mainMs = cpu1.main - cpu0.main;
+  console.log(
+    `host CPU during the drain: event loop thread ${mainMs} ms (${
+      (mainMs / BACKLOG).toFixed(2)
+    } ms per message), ` +
+      `all threads ${cpu1.all - cpu0.all} ms`,
+  );
 } finally {
   await cleanupAll();
   await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -16,8 +16,8 @@
  * What goes into the binary: everything `main.ts` imports; the verb
  * modules, which src/verbs/mod.ts imports through a variable (so that
  * `paneflow ls` never loads zod or node-pty) and so need `--include`; the
- * pane and /proc workers, which are only named in `new Worker(new URL(...))` and so need
- * `--include` too; and the project's `node_modules` (npm packages,
+ * pane, /proc and queue workers, which are only named in `new Worker(new
+ * URL(...))` and so need `--include` too; and the project's `node_modules` (npm packages,
  * with node-pty's native addon for the target platform). On macOS node-pty
  * also runs a `spawn-helper` executable from its package, which must be a
  * real file, so darwin targets are built `--self-extracting` (the embedded
@@ -299,6 +299,8 @@ async function main(argv: string[]): Promise<void> {
     `${ROOT}src/server/pane/worker.ts`,
     "--include",
     `${ROOT}src/server/pane/proc_worker.ts`,
+    "--include",
+    `${ROOT}src/paneio/queue_worker.ts`,
     // Verb modules are imported through a variable (so a CLI start does not load
     // the heavy ones' npm packages); name them so they are embedded.
     ...verbModules().flatMap((m) => ["--include", m]),

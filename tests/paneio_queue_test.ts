@@ -204,10 +204,19 @@ Deno.test("queue delivery", async (t) => {
             ).replace("metadata:", "extra: field\nmetadata:"),
           "c_to_middle_manager.yaml": SEED.replace("grand_boss", "c").replace("type: task", "type: 42"),
           "d_to_bad name.yaml": SEED.replace("grand_boss", "d").replace("to: middle_manager", "to: bad name"),
+          // A message in another channel's file; the same id twice in one file.
+          "f_to_middle_manager.yaml": SEED.replace("grand_boss", "g"),
+          "h_to_middle_manager.yaml": `${SEED.replaceAll("grand_boss", "h")}---\n${
+            SEED.replaceAll("grand_boss", "h").replace("content: |\n  ", "content: |\n  again ")
+          }`,
         };
         for (const [name, text] of Object.entries(bad)) {
           await Deno.writeTextFile(`${root}/queue/${name}`, text);
         }
+        // Bytes that are not UTF-8.
+        const latin1 = new TextEncoder().encode(SEED.replace("grand_boss", "i"));
+        latin1[latin1.indexOf(0xe3)] = 0xff;
+        await Deno.writeFile(`${root}/queue/i_to_middle_manager.yaml`, latin1);
         // 10 MiB.
         await Deno.writeTextFile(
           `${root}/queue/e_to_middle_manager.yaml`,
@@ -222,7 +231,13 @@ Deno.test("queue delivery", async (t) => {
             /b_to_middle_manager\.yaml:10: unknown field "extra"/.test(log) &&
             /c_to_middle_manager\.yaml:5: "type"/.test(log) &&
             /d_to_bad name\.yaml:4: "to": "bad name" is not a valid agent name/.test(log) &&
-            /e_to_middle_manager\.yaml:1: file is \d+ bytes; the limit is/.test(log);
+            /e_to_middle_manager\.yaml:1: file is \d+ bytes; the limit is/.test(log) &&
+            /f_to_middle_manager\.yaml:2: a message from "grand_boss" to "middle_manager" belongs in queue\/grand_boss_to/
+              .test(log) &&
+            /h_to_middle_manager\.yaml:15: id "msg-a1b2c3d4" is used twice in this file \(line 2\)/.test(
+              log,
+            ) &&
+            /i_to_middle_manager\.yaml:1: not valid UTF-8/.test(log);
         }, { timeoutMs: 15_000 }).catch((e) => {
           throw new Error(`${e.message}\n${host.log()}`);
         });
@@ -241,8 +256,20 @@ Deno.test("queue delivery", async (t) => {
         ]);
         const w = await host.cli(["msg", "wait", sent.stdout.trim(), "--timeout", "15"]);
         assert.equal(w.stdout, "still-fine\n");
+        // Fixing a file (any change that makes it valid) makes its message count again.
+        await Deno.writeTextFile(
+          `${root}/queue/.c.tmp`,
+          SEED.replaceAll("grand_boss", "c").replace("content: |\n  ", "content: |\n  echo fixed-c; : "),
+        );
+        await Deno.rename(`${root}/queue/.c.tmp`, `${root}/queue/c_to_middle_manager.yaml`);
+        const fixed = await waitUntil("the fixed file's message completed", async () => {
+          const m = (await messages(root)).find((x) => x.from === "c");
+          return m?.status === "completed" ? m : null;
+        }, { timeoutMs: 15_000 });
+        assert.match(String(fixed.metadata.result), /^fixed-c$/m);
         for (const name of Object.keys(bad)) await Deno.remove(`${root}/queue/${name}`);
         await Deno.remove(`${root}/queue/e_to_middle_manager.yaml`);
+        await Deno.remove(`${root}/queue/i_to_middle_manager.yaml`);
       });
 
       await t.step("a recipient with no pane fails after the grace period", async () => {

@@ -1,8 +1,9 @@
 /**
- * The host's queue service: watches `queue/` (Deno.watchFs, plus a rescan
- * at start and whenever the watcher reports an overflow) and delivers each
- * pending message to the pane named like its recipient once that pane is
- * ready. A message is marked `in_progress` (fsynced) before a byte is
+ * The host's queue service: delivers each pending message to the pane named
+ * like its recipient once that pane is ready. The queue's files are kept by
+ * the queue worker (./queue_worker.ts: the watch, the reads and YAML parses,
+ * the locked fsynced writes), which sends this side each file's messages
+ * as they change; nothing here reads a queue file or waits on an fsync. A message is marked `in_progress` (fsynced) before a byte is
  * typed, so a crash can never type it twice; it ends `completed` with the
  * turn's result in `metadata.result`, or `failed` with `metadata.reason`.
  * A message found `in_progress` at start is marked failed with reason
@@ -17,18 +18,8 @@ import type { Surface } from "../server/registry.ts";
 import { parseReply, waitOnPane } from "./ask.ts";
 import type { PaneHost } from "./host.ts";
 import { isBarePrompt } from "./prompts.ts";
-import {
-  type AgentStatus,
-  atomicWrite,
-  ensureRoot,
-  type Located,
-  type Message,
-  queueFiles,
-  readQueue,
-  statusFile,
-  statusYaml,
-  updateMessage,
-} from "./store.ts";
+import type { FileView, FromWorker, ToWorker, UpdateRequest } from "./queue_files.ts";
+import type { AgentStatus, Located, Message } from "./store.ts";
 
 /** Settings of the service. */
 export interface QueueSettings {
@@ -37,40 +28,68 @@ export interface QueueSettings {
   timeoutMs: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** PANEFLOW_QUEUE_TRACE=1 logs the time each delivery step took (for bench/paneio.ts). */
 const TRACE = Deno.env.get("PANEFLOW_QUEUE_TRACE") === "1";
-let lastEventAt = 0;
 const now = () => new Date().toISOString();
+const wallNow = () => performance.timeOrigin + performance.now();
 
-interface FileState {
-  mtime: number;
-  size: number;
-  ino: number | null;
-  messages: Located[];
-  /** The problem already logged for this version of the file. */
-  logged: string | null;
+/** How far along a status is: a file that shows an earlier one than this host wrote was written over. */
+const RANK: Record<Message["status"], number> = { pending: 0, in_progress: 1, completed: 2, failed: 2 };
+
+/** Per agent name, the queue's numbers (kept as views come, not counted per question). */
+interface Counts {
+  /** Messages naming it (as sender or recipient): at 0 the name is dropped. */
+  refs: number;
+  pendingTo: number;
+  completed: number;
+  failed: number;
+  sent: number;
+  received: number;
+}
+
+/** What the host knows of one queue file (the worker's last view of it). */
+interface FileMirror {
+  list: Located[];
+  pos: Map<string, number>;
+  /** Its pending messages. */
+  pending: number;
+  /** No message before this index is pending (where the search for the next one starts). */
+  head: number;
 }
 
 /** The queue service of one host. */
 export class QueueService {
-  #files = new Map<string, FileState>();
-  #watcher: Deno.FsWatcher | null = null;
+  #files = new Map<string, FileMirror>();
+  /** The parts of a big file's view that came before its last part. */
+  #stash = new Map<string, Located[]>();
+  #counts = new Map<string, Counts>();
+  #byStatus: Record<Message["status"], number> = { pending: 0, in_progress: 0, completed: 0, failed: 0 };
+  #worker: Worker | null = null;
+  #seq = 0;
+  #replies = new Map<number, { resolve: (m: Message | null) => void; reject: (e: Error) => void }>();
   /** Recipients with a delivery loop running. */
   #busy = new Set<string>();
   /** Message ids this process is delivering or waiting on. */
   #active = new Set<string>();
+  /**
+   * What this process wrote for each message it claimed (file and id): a file written over with
+   * an older copy (an editor's stale save) shows an earlier status; the message is not delivered
+   * again, and the status is written back.
+   */
+  #wrote = new Map<
+    string,
+    { status: Message["status"]; metadata: Record<string, unknown>; written: boolean }
+  >();
   /** When a pending message to a recipient with no live pane was first seen. */
   #orphanSince = new Map<string, number>();
-  #recovered = false;
+  #orphanTimers = new Map<string, ReturnType<typeof setTimeout>>();
   #stopped = false;
-  #scanning: Promise<void> | null = null;
-  #rescan = false;
   #statusTimer: ReturnType<typeof setTimeout> | null = null;
-  #statusWritten = new Map<string, string>();
+  #statusSent = new Map<string, string>();
   #current = new Map<string, string>();
   #stopListen: () => void = () => {};
   #lock: Deno.FsFile | null = null;
+  #lastEventAt = 0;
   readonly startedAt = Date.now();
 
   constructor(private readonly _host: PaneHost, readonly settings: QueueSettings) {}
@@ -79,14 +98,34 @@ export class QueueService {
     return this.settings.root;
   }
 
-  /** Claims the root (one host per queue), recovers, scans and starts watching. */
+  /** Claims the root (one host per queue), starts the queue worker, recovers and delivers. */
   async start(): Promise<void> {
-    await ensureRoot(this.root);
+    await Deno.mkdir(`${this.root}/queue`, { recursive: true });
     this.#lock = await Deno.open(`${this.root}/queue/.host.lock`, { write: true, create: true, mode: 0o644 });
     if (!(await this.#lock.tryLock(true))) {
       this.#lock.close();
       this.#lock = null;
       throw new Error(`Another paneflow host delivers the queue under ${this.root}`);
+    }
+    const worker = new Worker(new URL("./queue_worker.ts", import.meta.url).href, { type: "module" });
+    this.#worker = worker;
+    const started = new Promise<string | null>((resolve) => {
+      worker.onmessage = (e: MessageEvent<FromWorker>) => {
+        if (e.data.t === "started") resolve(e.data.error);
+        else this.#fromWorker(e.data);
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        this._host.log(`queue: the queue worker failed: ${e.message}`);
+        resolve(e.message);
+        this.#failAll(new Error(`the queue worker failed: ${e.message}`));
+      };
+    });
+    this.#post({ t: "start", root: this.root });
+    const error = await started;
+    if (error) {
+      this.dispose();
+      throw new Error(error);
     }
     this.#stopListen = this._host.listen((ev) => {
       if (
@@ -97,76 +136,9 @@ export class QueueService {
         this.#scheduleStatus();
       }
     });
-    await this.scan();
-    this.#watch();
-    this.#scheduleStatus();
-  }
-
-  /** Stops watching; deliveries in flight stop at their next step. */
-  dispose(): void {
-    this.#stopped = true;
-    this.#stopListen();
-    try {
-      this.#watcher?.close();
-    } catch { /* closed */ }
-    if (this.#statusTimer) clearTimeout(this.#statusTimer);
-    this.#lock?.close();
-  }
-
-  #watch() {
-    try {
-      this.#watcher = Deno.watchFs(`${this.root}/queue`, { recursive: false });
-    } catch (e) {
-      this._host.log(`queue: cannot watch ${this.root}/queue: ${(e as Error).message}`);
-      return;
-    }
-    (async () => {
-      try {
-        for await (const ev of this.#watcher!) {
-          if (this.#stopped) break;
-          if (ev.flag === "rescan") {
-            this.#files.clear();
-            void this.scan();
-            continue;
-          }
-          if (ev.paths.some((p) => p.endsWith(".yaml") && !p.slice(p.lastIndexOf("/") + 1).startsWith("."))) {
-            if (TRACE) lastEventAt = performance.now();
-            void this.scan();
-          }
-        }
-      } catch (e) {
-        if (!this.#stopped) this._host.log(`queue: watcher failed: ${(e as Error).message}`);
-      }
-    })();
-  }
-
-  /** Re-reads changed files and starts deliveries; coalesces calls made while one runs. */
-  scan(): Promise<void> {
-    if (this.#scanning) {
-      this.#rescan = true;
-      return this.#scanning;
-    }
-    this.#scanning = (async () => {
-      try {
-        do {
-          this.#rescan = false;
-          await this.#scanOnce();
-        } while (this.#rescan && !this.#stopped);
-      } finally {
-        this.#scanning = null;
-      }
-    })();
-    return this.#scanning;
-  }
-
-  async #scanOnce() {
-    const files = await queueFiles(this.root);
-    const seen = new Set(files);
-    for (const f of this.#files.keys()) if (!seen.has(f)) this.#files.delete(f);
-    for (const file of files) await this.#load(file);
-    if (!this.#recovered) {
-      this.#recovered = true;
-      for (const m of this.#all()) {
+    // A message left in progress by a host that died is never retyped silently.
+    for (const f of this.#files.values()) {
+      for (const m of f.list) {
         if (m.msg.status === "in_progress" && !this.#active.has(m.msg.id)) {
           // Its recipient gets nothing else until this one is settled (order per sender).
           this.#busy.add(m.msg.to);
@@ -178,95 +150,306 @@ export class QueueService {
     this.#scheduleStatus();
   }
 
-  async #load(file: string): Promise<FileState | null> {
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.stat(file);
-    } catch {
-      this.#files.delete(file);
-      return null;
+  /** Stops delivering; deliveries in flight stop at their next step. */
+  dispose(): void {
+    this.#stopped = true;
+    this.#stopListen();
+    if (this.#statusTimer) clearTimeout(this.#statusTimer);
+    for (const t of this.#orphanTimers.values()) clearTimeout(t);
+    const worker = this.#worker;
+    this.#worker = null;
+    if (worker) {
+      const stop = () => {
+        try {
+          worker.terminate();
+        } catch { /* gone */ }
+      };
+      // A status change being written is finished first (it is atomic either way).
+      if (this.#replies.size) {
+        const t = setTimeout(stop, 2000);
+        const check = setInterval(() => {
+          if (this.#replies.size) return;
+          clearInterval(check);
+          clearTimeout(t);
+          stop();
+        }, 10);
+      } else stop();
     }
-    const old = this.#files.get(file);
-    const mtime = info.mtime?.getTime() ?? 0;
-    if (old && old.mtime === mtime && old.size === info.size && old.ino === info.ino) return old;
-    const r = await readQueue(file);
-    // Replaced while it was read: read again on the event the replacement makes.
-    const after = await Deno.stat(file).catch(() => null);
-    const changed = !after || after.ino !== info.ino || (after.mtime?.getTime() ?? 0) !== mtime ||
-      after.size !== info.size;
-    const state: FileState = {
-      mtime: changed ? -1 : mtime,
-      size: info.size,
-      ino: info.ino,
-      messages: r.problems.length ? [] : r.messages,
-      logged: old?.logged ?? null,
+    this.#lock?.close();
+  }
+
+  #post(m: ToWorker) {
+    this.#worker?.postMessage(m);
+  }
+
+  #failAll(e: Error) {
+    for (const r of this.#replies.values()) r.reject(e);
+    this.#replies.clear();
+  }
+
+  /** Asks the worker for a status change; resolves after the host has seen the file's new view. */
+  #update(req: UpdateRequest): Promise<Message | null> {
+    if (!this.#worker) return Promise.reject(new Error("the queue is stopped"));
+    const seq = ++this.#seq;
+    return new Promise((resolve, reject) => {
+      this.#replies.set(seq, { resolve, reject });
+      this.#post({ t: "update", seq, ...req });
+    });
+  }
+
+  #fromWorker(m: FromWorker) {
+    switch (m.t) {
+      case "file":
+        this.#apply(m);
+        break;
+      case "gone":
+        if (this.#files.has(m.file)) {
+          this.#drop(m.file);
+          this.#kick();
+          this.#scheduleStatus();
+        }
+        break;
+      case "log":
+        this._host.log(m.line);
+        break;
+      case "reply": {
+        const r = this.#replies.get(m.seq);
+        this.#replies.delete(m.seq);
+        if (m.error) r?.reject(new Error(m.error));
+        else r?.resolve(m.msg);
+        break;
+      }
+    }
+  }
+
+  /** Adds (`sign` 1) or removes (-1) one message's part in the counts. */
+  #count(m: Located, sign: 1 | -1) {
+    const get = (name: string) => {
+      let c = this.#counts.get(name);
+      if (!c) {
+        c = { refs: 0, pendingTo: 0, completed: 0, failed: 0, sent: 0, received: 0 };
+        this.#counts.set(name, c);
+      }
+      return c;
     };
-    if (r.problems.length && !changed) {
-      const p = r.problems[0];
-      const line =
-        `queue: ${p.file}:${p.line}: ${p.message} (file left untouched; its messages wait until it is fixed)`;
-      if (state.logged !== line) this._host.log(line);
-      state.logged = line;
-    } else if (!r.problems.length) state.logged = null;
-    if (changed) this.#rescan = true;
-    this.#files.set(file, state);
-    return state;
+    const from = get(m.msg.from);
+    from.refs += sign;
+    from.sent += sign;
+    const to = get(m.msg.to);
+    to.refs += sign;
+    if (m.msg.status === "pending") to.pendingTo += sign;
+    else to.received += sign;
+    if (m.msg.status === "completed") to.completed += sign;
+    if (m.msg.status === "failed") to.failed += sign;
+    this.#byStatus[m.msg.status] += sign;
+    if (from.refs === 0) this.#counts.delete(m.msg.from);
+    if (to.refs === 0) this.#counts.delete(m.msg.to);
+  }
+
+  #drop(file: string) {
+    const old = this.#files.get(file);
+    this.#stash.delete(file);
+    if (!old) return;
+    this.#files.delete(file);
+    for (const m of old.list) {
+      this.#count(m, -1);
+      this.#wrote.delete(`${file}\0${m.msg.id}`);
+    }
+  }
+
+  /** Takes the worker's view of a file: in place when messages changed or were appended, else rebuilt. */
+  #apply(part: FileView) {
+    if (part.more) {
+      const stash = this.#stash.get(part.file) ?? [];
+      for (const m of part.changed) stash.push(m);
+      this.#stash.set(part.file, stash);
+      return;
+    }
+    const stash = this.#stash.get(part.file);
+    this.#stash.delete(part.file);
+    const v = stash ? { ...part, changed: [...stash, ...part.changed] } : part;
+    const old = this.#files.get(v.file);
+    if (old && v.ids === null) {
+      const changed = new Map(v.changed.map((m) => [m.msg.id, m]));
+      for (const id of v.append ?? []) {
+        const m = changed.get(id);
+        if (!m) continue;
+        changed.delete(id);
+        old.pos.set(id, old.list.length);
+        old.list.push(m);
+        this.#count(m, 1);
+        if (m.msg.status === "pending") old.pending++;
+      }
+      for (const m of changed.values()) {
+        const i = old.pos.get(m.msg.id);
+        if (i === undefined) continue;
+        const was = old.list[i];
+        this.#count(was, -1);
+        if (was.msg.status === "pending") old.pending--;
+        old.list[i] = m;
+        this.#count(m, 1);
+        if (m.msg.status === "pending") {
+          old.pending++;
+          if (i < old.head) old.head = i;
+        }
+      }
+    } else {
+      const changed = new Map(v.changed.map((m) => [m.msg.id, m]));
+      const f: FileMirror = { list: [], pos: new Map(), pending: 0, head: 0 };
+      for (const id of v.ids ?? []) {
+        const m = changed.get(id) ?? (old ? old.list[old.pos.get(id) ?? -1] : undefined);
+        if (!m) continue;
+        f.pos.set(id, f.list.length);
+        f.list.push(m);
+        if (m.msg.status === "pending") f.pending++;
+      }
+      if (old) {
+        for (const m of old.list) {
+          this.#count(m, -1);
+          // Gone from the file (pruned, deleted by hand) unless only held back by a problem.
+          if (!v.problem && !f.pos.has(m.msg.id)) this.#wrote.delete(`${v.file}\0${m.msg.id}`);
+        }
+      }
+      for (const m of f.list) this.#count(m, 1);
+      this.#files.set(v.file, f);
+    }
+    for (const m of v.changed) this.#checkWrittenOver(m);
+    if (TRACE && v.eventAt) this.#lastEventAt = v.eventAt;
+    this.#kick();
+    this.#scheduleStatus();
+  }
+
+  /** A message this host moved on that the file shows at an earlier status: written back. */
+  #checkWrittenOver(m: Located) {
+    const key = `${m.file}\0${m.msg.id}`;
+    const known = this.#wrote.get(key);
+    if (!known || RANK[m.msg.status] >= RANK[known.status]) return;
+    this._host.log(
+      known.written
+        ? `queue: ${m.file}:${m.line}: ${m.msg.id} shows status ${m.msg.status} but this host already set it ` +
+          `${known.status} (the file was written over with an older copy): it is not delivered again; ` +
+          `status ${known.status} written back`
+        : `queue: ${m.file}:${m.line}: ${m.msg.id} ended ${known.status} while its file could not be ` +
+          `written; status ${known.status} written now`,
+    );
+    const from = (Object.keys(RANK) as Message["status"][]).filter((s) => RANK[s] < RANK[known.status]);
+    this.#set(m, from, known.status, known.metadata)
+      .catch((e) => this._host.log(`queue: ${m.msg.id}: ${(e as Error).message}`));
+  }
+
+  /** Changes a message's status through the worker and remembers what was written. */
+  async #set(
+    m: Located,
+    from: Message["status"][],
+    status: Message["status"],
+    metadata: Record<string, unknown>,
+  ) {
+    const key = `${m.file}\0${m.msg.id}`;
+    const msg = await this.#update({ file: m.file, id: m.msg.id, from, status, metadata });
+    if (msg) this.#wrote.set(key, { status: msg.status, metadata: msg.metadata, written: true });
+    else if (status === "completed" || status === "failed") {
+      // Not written (the file has a problem now, e.g. a human is editing it): written when the
+      // file shows the message again at an earlier status.
+      const prior = this.#wrote.get(key);
+      if (!prior || RANK[prior.status] < RANK[status]) {
+        this.#wrote.set(key, { status, metadata: { ...prior?.metadata, ...metadata }, written: false });
+        this._host.log(
+          `queue: ${m.file}: ${m.msg.id} ended ${status} but the file could not be changed (it has a problem, ` +
+            `or the message is gone); the status is written when the file shows the message again`,
+        );
+      }
+    }
+    return msg;
   }
 
   #all(): Located[] {
-    return [...this.#files.values()].flatMap((f) => f.messages);
+    return [...this.#files.values()].flatMap((f) => f.list);
   }
 
-  /** Every message as last read, and the files' problems. */
+  /** Every message as last read. */
   snapshot(): Located[] {
     return this.#all();
+  }
+
+  /** Recipients with pending messages (from the counts: no walk over every message). */
+  #recipients(): string[] {
+    const out: string[] = [];
+    for (const [name, c] of this.#counts) if (c.pendingTo) out.push(name);
+    return out;
   }
 
   /** Starts a delivery loop for each recipient with pending messages and none running. */
   #kick() {
     if (this.#stopped) return;
-    const recipients = new Set(this.#all().filter((m) => m.msg.status === "pending").map((m) => m.msg.to));
-    for (const to of recipients) {
+    for (const to of this.#recipients()) {
       if (this.#busy.has(to)) continue;
       this.#busy.add(to);
-      this.#drive(to).catch((e) => this._host.log(`queue: delivery to ${to} failed: ${(e as Error).message}`))
-        .finally(() => {
+      this.#drive(to).then(
+        (why) => {
           this.#busy.delete(to);
-          // Something new may have come while the loop ended.
-          if (!this.#stopped && this.#all().some((m) => m.msg.status === "pending" && m.msg.to === to)) {
-            setTimeout(() => this.#kick(), 50);
-          }
-        });
+          // Something new may have come as the loop ended (a wait for a pane is woken by its event).
+          if (why === "empty" && this.#next(to)) queueMicrotask(() => this.#kick());
+        },
+        (e) => {
+          this.#busy.delete(to);
+          this._host.log(`queue: delivery to ${to} failed: ${(e as Error).message}`);
+        },
+      );
     }
+  }
+
+  /** Whether a message waits for delivery by this host. */
+  #deliverable(m: Located): boolean {
+    return m.msg.status === "pending" && !this.#active.has(m.msg.id) &&
+      !this.#wrote.has(`${m.file}\0${m.msg.id}`);
   }
 
   /** The next pending message to `to`: file order within a sender, oldest head first across senders. */
   #next(to: string): Located | null {
-    const heads: Located[] = [];
+    let best: Located | null = null;
     for (const f of this.#files.values()) {
-      const head = f.messages.find((m) =>
-        m.msg.to === to && m.msg.status === "pending" && !this.#active.has(m.msg.id)
-      );
-      if (head) heads.push(head);
+      // A file is one channel: all its messages go to one recipient.
+      if (!f.pending || f.list[0]?.msg.to !== to) continue;
+      while (f.head < f.list.length && f.list[f.head].msg.status !== "pending") f.head++;
+      let head: Located | undefined;
+      for (let i = f.head; i < f.list.length; i++) {
+        if (f.list[i].msg.to === to && this.#deliverable(f.list[i])) {
+          head = f.list[i];
+          break;
+        }
+      }
+      if (
+        head &&
+        (!best || head.msg.timestamp.localeCompare(best.msg.timestamp) < 0 ||
+          (head.msg.timestamp === best.msg.timestamp && head.file < best.file))
+      ) best = head;
     }
-    heads.sort((a, b) => a.msg.timestamp.localeCompare(b.msg.timestamp) || a.file.localeCompare(b.file));
-    return heads[0] ?? null;
+    return best;
   }
 
   /** Delivers `to`'s pending messages one at a time while there are any. */
-  async #drive(to: string): Promise<void> {
+  async #drive(to: string): Promise<"empty" | "waiting"> {
     while (!this.#stopped) {
       const m = this.#next(to);
-      if (!m) return;
+      if (!m) return "empty";
       const s = this._host.byName(to);
       if (!s || s.exit) {
         const since = this.#orphanSince.get(to) ?? Date.now();
         this.#orphanSince.set(to, since);
         const left = since + this.settings.graceMs - Date.now();
         if (left > 0) {
-          // Woken by a pane created or renamed (the listener kicks), or re-checked at the deadline.
-          setTimeout(() => this.#kick(), left + 10);
-          return;
+          // Woken by a pane created or renamed (the listener kicks), or re-checked at the deadline
+          // (one timer per recipient, however often it is kicked meanwhile).
+          if (!this.#orphanTimers.has(to)) {
+            this.#orphanTimers.set(
+              to,
+              setTimeout(() => {
+                this.#orphanTimers.delete(to);
+                this.#kick();
+              }, left + 10),
+            );
+          }
+          return "waiting";
         }
         const why = s ? `pane "${to}" (${s.id}) has exited` : `no pane named "${to}"`;
         await this.#finish(m, "failed", {
@@ -284,56 +467,54 @@ export class QueueService {
         });
         continue;
       }
-      if (TRACE) {
-        this._host.log(`trace ${m.msg.id}: event->ready ${(performance.now() - lastEventAt).toFixed(1)} ms`);
-      }
-      await this.#deliver(m, s);
+      const readyAt = TRACE ? wallNow() : 0;
+      await this.#deliver(m, s, readyAt, ready.total);
     }
+    return "empty";
   }
 
   /** Marks a message in progress, types it, and waits for the turn's end. */
-  async #deliver(m: Located, s: Surface): Promise<void> {
+  async #deliver(m: Located, s: Surface, readyAt: number, total?: number): Promise<void> {
     const id = m.msg.id;
     this.#active.add(id);
     try {
-      const t0 = performance.now();
-      const from = Math.max(0, (await this._host.total(s)) - 1);
-      const t1 = performance.now();
-      const claimed = await updateMessage(
-        m.file,
-        id,
-        (cur) =>
-          cur.status === "pending"
-            ? { status: "in_progress", metadata: { delivered_at: now(), surface_id: s.id } }
-            : null,
-      );
-      const t2 = performance.now();
-      await this.#load(m.file);
-      const t3 = performance.now();
+      // The claim is fsynced (by the worker) before a byte is typed; the row typing starts from is
+      // read meanwhile.
+      const [from, modes, claimed] = await Promise.all([
+        // The pane is at its prompt since the readiness check: its length then is its length now.
+        (total !== undefined ? Promise.resolve(total) : this._host.total(s)).then((t) => Math.max(0, t - 1)),
+        this._host.modes(s),
+        this.#set(m, ["pending"], "in_progress", { delivered_at: now(), surface_id: s.id }),
+      ]);
+      const claimedAt = TRACE ? wallNow() : 0;
       if (!claimed) return; // changed or removed by someone else meanwhile
+      // What the file holds now is what is typed (the view that started this may be older).
+      const cm: Located = { ...m, msg: claimed };
       this.#current.set(s.name ?? m.msg.to, id);
       this.#scheduleStatus();
       let typed;
       try {
-        typed = await this._host.type(s, m.msg.content.replace(/\n+$/, ""));
+        typed = await this._host.type(s, claimed.content.replace(/\n+$/, ""), true, {
+          modes,
+          detected: true,
+        });
         if (TRACE) {
-          const t4 = performance.now();
+          const t = wallNow();
           this._host.log(
-            `trace ${id}: total ${(t1 - t0).toFixed(1)} claim ${(t2 - t1).toFixed(1)} load ${
-              (t3 - t2).toFixed(1)
-            } ` +
-              `type ${(t4 - t3).toFixed(1)} ms`,
+            `trace ${id}: event->ready ${(readyAt - this.#lastEventAt).toFixed(1)} claim ${
+              (claimedAt - readyAt).toFixed(1)
+            } type ${(t - claimedAt).toFixed(1)} ms`,
           );
         }
       } catch (e) {
-        await this.#finish(m, "failed", { reason: `typing failed: ${(e as Error).message}` });
+        await this.#finish(cm, "failed", { reason: `typing failed: ${(e as Error).message}` });
         return;
       }
       if (typed.status === "stalled") {
-        await this.#finish(m, "failed", { reason: `the agent did not take the message: ${typed.evidence}` });
+        await this.#finish(cm, "failed", { reason: `the agent did not take the message: ${typed.evidence}` });
         return;
       }
-      await this.#awaitTurn(m, s, from, typed.agent !== null);
+      await this.#awaitTurn(cm, s, from, typed.agent !== null);
     } finally {
       this.#active.delete(id);
       this.#current.delete(s.name ?? m.msg.to);
@@ -419,28 +600,15 @@ export class QueueService {
   }
 
   async #finish(m: Located, status: "completed" | "failed", meta: { result?: string; reason?: string }) {
-    await updateMessage(
-      m.file,
-      m.msg.id,
-      (cur) =>
-        cur.status === "completed" || cur.status === "failed"
-          ? null
-          : { status, metadata: { ...meta, finished_at: now() } },
-    );
+    await this.#set(m, ["pending", "in_progress"], status, { ...meta, finished_at: now() });
     if (status === "failed") this._host.log(`queue: ${m.msg.id} to ${m.msg.to} failed: ${meta.reason}`);
-    await this.#load(m.file);
   }
 
   /** A message found in progress at start: received (its turn is awaited) or interrupted. */
   async #recover(m: Located): Promise<void> {
     this.#active.add(m.msg.id);
     try {
-      const deadline = Date.now() + this.settings.graceMs;
-      let s = this._host.byName(m.msg.to);
-      while ((!s || s.exit) && Date.now() < deadline && !this.#stopped) {
-        await sleep(100);
-        s = this._host.byName(m.msg.to);
-      }
+      const s = await this.#paneNamed(m.msg.to, Date.now() + this.settings.graceMs);
       if (this.#stopped) return;
       const content = m.msg.content.replace(/\n+$/, "");
       if (s && !s.exit && await this._host.shows(s, content)) {
@@ -460,6 +628,29 @@ export class QueueService {
     }
   }
 
+  /** The live pane named `name`, once there is one (woken by the host's events), or null at the deadline. */
+  #paneNamed(name: string, deadline: number): Promise<Surface | null> {
+    const live = () => {
+      const s = this._host.byName(name);
+      return s && !s.exit ? s : null;
+    };
+    const now = live();
+    if (now) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (s: Surface | null) => {
+        clearTimeout(timer);
+        stop();
+        resolve(s);
+      };
+      const stop = this._host.listen(() => {
+        if (this.#stopped) return done(null);
+        const s = live();
+        if (s) done(s);
+      });
+      const timer = setTimeout(() => done(this._host.byName(name)), Math.max(0, deadline - Date.now()));
+    });
+  }
+
   #scheduleStatus() {
     if (this.#statusTimer || this.#stopped) return;
     this.#statusTimer = setTimeout(() => {
@@ -470,8 +661,7 @@ export class QueueService {
 
   /** The status of one agent from its pane's real state and the queue's record. */
   async statusOf(name: string): Promise<AgentStatus> {
-    const all = this.#all();
-    const to = all.filter((m) => m.msg.to === name);
+    const counts = this.#counts.get(name) ?? { completed: 0, failed: 0, sent: 0, received: 0 };
     const s = this._host.byName(name);
     const current = this.#current.get(name) ?? null;
     let state: AgentStatus["state"] = "idle";
@@ -494,39 +684,33 @@ export class QueueService {
       current_task: current,
       last_updated: now(),
       statistics: {
-        tasks_completed: to.filter((m) => m.msg.status === "completed").length,
-        tasks_failed: to.filter((m) => m.msg.status === "failed").length,
-        messages_sent: all.filter((m) => m.msg.from === name).length,
-        messages_received: to.filter((m) => m.msg.status !== "pending").length,
+        tasks_completed: counts.completed,
+        tasks_failed: counts.failed,
+        messages_sent: counts.sent,
+        messages_received: counts.received,
         uptime_seconds: s ? Math.round((Date.now() - s.createdAt) / 1000) : 0,
       },
     };
   }
 
-  /** Rewrites the status files whose content changed (not counting last_updated). */
+  /** Sends the worker the status files whose content changed (not counting last_updated); it writes them. */
   async #writeStatuses() {
-    const names = new Set<string>();
-    for (const m of this.#all()) {
-      names.add(m.msg.from);
-      names.add(m.msg.to);
-    }
-    for (const name of names) {
+    for (const name of [...this.#counts.keys()]) {
+      if (this.#stopped) return;
       const st = await this.statusOf(name);
       const key = JSON.stringify({
         ...st,
         last_updated: null,
         statistics: { ...st.statistics, uptime_seconds: 0 },
       });
-      if (this.#statusWritten.get(name) === key) continue;
-      this.#statusWritten.set(name, key);
-      await atomicWrite(statusFile(this.root, name), statusYaml(st));
+      if (this.#statusSent.get(name) === key) continue;
+      this.#statusSent.set(name, key);
+      this.#post({ t: "status", name, status: st });
     }
   }
 
   /** Message counts by status, for `queue.info`. */
   counts(): Record<Message["status"], number> {
-    const c = { pending: 0, in_progress: 0, completed: 0, failed: 0 };
-    for (const m of this.#all()) c[m.msg.status]++;
-    return c;
+    return { ...this.#byStatus };
   }
 }

@@ -51,6 +51,8 @@ export interface HostParts {
 /** The PaneIO view of one host. */
 export class PaneHost {
   #listeners = new Set<(ev: BusEvent) => void>();
+  /** Each pane's number of rows with content when last read (a guess for the next read's size). */
+  #lengths = new Map<number, number>();
   readonly rules: PromptRule[];
 
   constructor(private readonly _ctx: HostParts, bus: EventBus) {
@@ -86,13 +88,32 @@ export class PaneHost {
     return this._ctx.registry.surfaces.get(s.id) === s && !s.exit;
   }
 
-  /** The rows from `from` to the end (at most 4000 of them, the newest). */
+  /**
+   * The rows from `from` to the end (at most 4000 of them, the newest); may
+   * start before `from`. One read as a rule: its size is guessed from the
+   * pane's last known length, and read again only when it fell short.
+   */
   async rows(s: Surface, from: number): Promise<Rows> {
-    const probe = await this._ctx.pool.read(s.id, 1, 0);
-    const total = probe.total_lines;
-    const want = Math.max(1, Math.min(4000, total - from));
-    const r = await this._ctx.pool.read(s.id, want, 0);
+    const guess = this.#lengths.get(s.id) ?? from;
+    let want = Math.max(64, Math.min(4000, guess - from + 64));
+    let r = await this._ctx.pool.read(s.id, want, 0);
+    const start = r.total_lines - r.lines.length;
+    if (start > from && r.lines.length === want && want < 4000) {
+      want = Math.min(4000, r.total_lines - from);
+      r = await this._ctx.pool.read(s.id, want, 0);
+    }
+    this.#remember(s, r.total_lines);
     return { from: r.total_lines - r.lines.length, lines: r.lines, total: r.total_lines };
+  }
+
+  #remember(s: Surface, total: number) {
+    if (this.#lengths.size > 10_000) this.#lengths.clear();
+    this.#lengths.set(s.id, total);
+  }
+
+  /** The terminal modes of the pane that typing depends on (asked ahead, to save a round trip later). */
+  async modes(s: Surface): Promise<{ bracketed_paste: boolean }> {
+    return await this._ctx.pool.modes(s.id);
   }
 
   /** The number of rows with content (the cursor's row is the last of them or below). */
@@ -109,8 +130,8 @@ export class PaneHost {
     return r.hits.length > 0;
   }
 
-  /** Is the pane ready for input? */
-  async ready(s: Surface): Promise<Readiness> {
+  /** Is the pane ready for input? With the pane's number of rows with content when it was asked. */
+  async ready(s: Surface): Promise<Readiness & { total?: number }> {
     const { agents, pool } = this._ctx;
     if (s.exit) return readiness({ pid: s.pid, exited: true, agent: null, cursorLine: "" }, this.rules);
     await agents.detectUntracked([s], true);
@@ -124,8 +145,13 @@ export class PaneHost {
         dialog: dialogShown(screen?.verdict?.rule),
       };
     }
-    const last = (await pool.read(s.id, 1, 0)).lines[0] ?? "";
-    return readiness({ pid: s.pid, exited: false, agent, cursorLine: last }, this.rules);
+    const r = await pool.read(s.id, 1, 0);
+    this.#remember(s, r.total_lines);
+    const last = r.lines[0] ?? "";
+    return {
+      ...readiness({ pid: s.pid, exited: false, agent, cursorLine: last }, this.rules),
+      total: r.total_lines,
+    };
   }
 
   /** The agent status object of a pane (`surface.status`). */
@@ -148,7 +174,12 @@ export class PaneHost {
    * the pane holds an agent, else pasted (bracketed when the program asked
    * for it) and followed by Enter.
    */
-  async type(s: Surface, text: string, submit = true): Promise<Typed> {
+  async type(
+    s: Surface,
+    text: string,
+    submit = true,
+    ahead?: { modes: { bracketed_paste: boolean }; detected: boolean },
+  ): Promise<Typed> {
     const { ctx } = { ctx: this._ctx };
     if (s.exit) {
       throw new RpcError(ErrorCode.InvalidParams, `Pane ${s.id} has exited; it cannot be written`, {
@@ -162,11 +193,12 @@ export class PaneHost {
         `"text": payload is ${bytes} bytes; the limit is ${MAX_SEND_BYTES}`,
       );
     }
-    const { bracketed_paste: bracketed } = await ctx.pool.modes(s.id);
+    const { bracketed_paste: bracketed } = ahead?.modes ?? await ctx.pool.modes(s.id);
     // The quick look (the foreground group's leader and its children): a full /proc scan per
     // message would cost a queue backlog tens of ms each. An agent deeper down is found by the
     // tracker's periodic scan, as for surface.status.
-    if (submit) await ctx.agents.detectUntracked([s], true);
+    // (`ahead.detected`: the caller's readiness check has just done it.)
+    if (submit && !ahead?.detected) await ctx.agents.detectUntracked([s], true);
     const agent = ctx.agents.toolOf(s.id);
     if (submit && agent) {
       let body = text;
@@ -189,13 +221,17 @@ export class PaneHost {
     }
     // A shell: without bracketed paste each newline would run a line on its own, which is what a
     // multi-line command typed at a prompt does anyway.
-    const payload = bracketed && text.includes("\n") ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
-    if (payload) await ctx.pool.write(s.id, payload);
-    if (submit) {
-      if (bracketed && text.includes("\n")) {
+    const pasted = bracketed && text.includes("\n");
+    const payload = pasted ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
+    if (pasted) {
+      await ctx.pool.write(s.id, payload);
+      if (submit) {
         await sleep(submitDelayMs(ctx.config.submit_paste_delay_ms, bytes));
+        await ctx.pool.write(s.id, "\r");
       }
-      await ctx.pool.write(s.id, "\r");
+    } else if (payload || submit) {
+      // Typed and Enter in one write: what the terminal's line discipline gets is the same.
+      await ctx.pool.write(s.id, submit ? `${payload}\r` : payload);
     }
     return { agent: null, status: submit ? "submitted" : "typed", evidence: "written to the terminal" };
   }

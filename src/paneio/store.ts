@@ -161,6 +161,11 @@ function parseChunk(text: string): DocResult[] {
       continue;
     }
     const value = doc.toJS({ maxAliasCount: 0 });
+    // An empty document (`---` right after `---`, or only comments) holds no message.
+    if (value === null || value === undefined) {
+      out.push({ kind: "empty" });
+      continue;
+    }
     const r = Message.safeParse(value);
     if (!r.success) {
       const issue = r.error.issues[0];
@@ -220,66 +225,116 @@ export function parseQueue(text: string, file: string): Parsed {
   return out;
 }
 
-/** Reads and parses a queue file; a missing file is empty. */
-export async function readQueue(file: string): Promise<Parsed & { text: string | null }> {
-  let info: Deno.FileInfo;
+/** Which version of a file was read: its inode, size and modification time. */
+export interface Version {
+  ino: number | null;
+  size: number;
+  mtime: number;
+}
+
+/** The version a stat describes. */
+export function versionOf(info: Deno.FileInfo): Version {
+  return { ino: info.ino, size: info.size, mtime: info.mtime?.getTime() ?? 0 };
+}
+
+/** Whether two versions are the same. */
+export function sameVersion(a: Version | null, b: Version | null): boolean {
+  return !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtime === b.mtime;
+}
+
+/** What {@link readQueue} gives: the parse, the text, and the version the text is of. */
+export type ReadResult = Parsed & {
+  text: string | null;
+  /** The version read (null when the file is missing or was not read). */
+  version: Version | null;
+  /** The file changed while it was read (written in place): the text may be torn; read it again. */
+  torn?: boolean;
+};
+
+/**
+ * Reads and parses a queue file; a missing file is empty. The file is
+ * opened once and its version taken from that descriptor, so the text is
+ * exactly the version returned even when the path is replaced (renamed
+ * over) meanwhile; a file written in place during the read is `torn`.
+ * `midRead` (tests) runs between the open and the read.
+ */
+export async function readQueue(
+  file: string,
+  opts: { midRead?: () => Promise<void> } = {},
+): Promise<ReadResult> {
+  const none = (message?: string): ReadResult => ({
+    messages: [],
+    problems: message ? [{ file, line: 1, message }] : [],
+    chunks: [],
+    text: null,
+    version: null,
+  });
+  let f: Deno.FsFile;
   try {
-    info = await Deno.stat(file);
-  } catch {
-    return { messages: [], problems: [], chunks: [], text: null };
-  }
-  if (!info.isFile) {
-    return {
-      messages: [],
-      problems: [{ file, line: 1, message: "not a regular file" }],
-      chunks: [],
-      text: null,
-    };
-  }
-  if (info.size > MAX_FILE_BYTES) {
-    return {
-      messages: [],
-      problems: [{ file, line: 1, message: `file is ${info.size} bytes; the limit is ${MAX_FILE_BYTES}` }],
-      chunks: [],
-      text: null,
-    };
+    // Not opened unless regular (opening a FIFO would block).
+    if (!(await Deno.stat(file)).isFile) return none("not a regular file");
+    f = await Deno.open(file, { read: true });
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return none();
+    return none(`cannot read: ${(e as Error).message}`);
   }
   let bytes: Uint8Array;
+  let version: Version;
   try {
-    bytes = await Deno.readFile(file);
+    const info = await f.stat();
+    if (!info.isFile) return none("not a regular file");
+    version = versionOf(info);
+    if (info.size > MAX_FILE_BYTES) {
+      return { ...none(`file is ${info.size} bytes; the limit is ${MAX_FILE_BYTES}`), version };
+    }
+    await opts.midRead?.();
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    const buf = new Uint8Array(Math.max(4096, Math.min(info.size + 1, MAX_FILE_BYTES + 1)));
+    while (true) {
+      const n = await f.read(buf);
+      if (n === null) break;
+      parts.push(buf.slice(0, n));
+      total += n;
+      if (total > MAX_FILE_BYTES) break;
+    }
+    bytes = new Uint8Array(total);
+    let off = 0;
+    for (const p of parts) {
+      bytes.set(p, off);
+      off += p.length;
+    }
+    const after = versionOf(await f.stat());
+    if (!sameVersion(after, version) || total !== version.size) {
+      return { ...none("the file changed while it was read"), version: after, torn: true };
+    }
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { messages: [], problems: [], chunks: [], text: null };
-    return {
-      messages: [],
-      problems: [{ file, line: 1, message: `cannot read: ${(e as Error).message}` }],
-      chunks: [],
-      text: null,
-    };
+    return none(`cannot read: ${(e as Error).message}`);
+  } finally {
+    f.close();
   }
   if (bytes.length > MAX_FILE_BYTES) {
-    return {
-      messages: [],
-      problems: [{ file, line: 1, message: `file is ${bytes.length} bytes; the limit is ${MAX_FILE_BYTES}` }],
-      chunks: [],
-      text: null,
-    };
+    return { ...none(`file is ${bytes.length} bytes; the limit is ${MAX_FILE_BYTES}`), version };
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return {
-      messages: [],
-      problems: [{ file, line: 1, message: "not valid UTF-8" }],
-      chunks: [],
-      text: null,
-    };
+    return { ...none("not valid UTF-8"), version };
   }
-  return { ...parseQueue(text, file), text };
+  return { ...parseQueue(text, file), text, version };
 }
 
-/** Writes `text` to `file` atomically: temp file beside it, fsync, rename, fsync of the directory. */
-export async function atomicWrite(file: string, text: string): Promise<void> {
+/**
+ * Writes `text` to `file` atomically: temp file beside it, fsync, rename,
+ * fsync of the directory. With `unless`, checked just before the rename:
+ * when it says so, nothing is written and the result is false.
+ */
+export async function atomicWrite(
+  file: string,
+  text: string,
+  unless?: () => Promise<boolean>,
+): Promise<boolean> {
   const dir = file.slice(0, file.lastIndexOf("/"));
   const tmp = `${dir}/.${base(file)}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   const f = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
@@ -294,6 +349,10 @@ export async function atomicWrite(file: string, text: string): Promise<void> {
     throw e;
   }
   f.close();
+  if (unless && await unless()) {
+    await Deno.remove(tmp).catch(() => {});
+    return false;
+  }
   await Deno.rename(tmp, file);
   try {
     const d = await Deno.open(dir, { read: true });
@@ -303,6 +362,7 @@ export async function atomicWrite(file: string, text: string): Promise<void> {
       d.close();
     }
   } catch { /* a directory fsync is not supported everywhere */ }
+  return true;
 }
 
 /** Runs `fn` holding the exclusive lock of `file` (its `.<name>.lock` beside it). */
@@ -390,7 +450,10 @@ function editChunk(
  * message as it is now and returns its new status and metadata fields, or
  * null to leave it. Only that message's document is rewritten; the others,
  * their comments and order stay byte for byte. Returns the message after the
- * change, or null when it was left (or is gone, or the file has a problem).
+ * change (as the file now holds it), or null when it was left (or is gone,
+ * or the file has a problem). A writer that does not take the lock (an
+ * editor saving the file) and replaces the file between this read and this
+ * write is not overwritten: the change is made again on its version.
  */
 export async function updateMessage(
   file: string,
@@ -398,24 +461,39 @@ export async function updateMessage(
   change: (msg: Message) => { status?: Message["status"]; metadata?: Record<string, unknown> } | null,
 ): Promise<Message | null> {
   return await withLock(file, async () => {
-    const cur = await readQueue(file);
-    if (cur.text === null || cur.problems.length) return null;
-    const found = cur.messages.find((m) => m.msg.id === id);
-    if (!found) return null;
-    const delta = change(found.msg);
-    if (!delta) return null;
-    const chunk = cur.chunks[found.index];
-    const edited = editChunk(chunk.text, found.sub, delta);
-    await atomicWrite(
-      file,
-      cur.text.slice(0, chunk.start) + edited + cur.text.slice(chunk.start + chunk.text.length),
-    );
-    return {
-      ...found.msg,
-      status: delta.status ?? found.msg.status,
-      metadata: { ...found.msg.metadata, ...delta.metadata },
-    };
+    for (let attempt = 0;; attempt++) {
+      const cur = await readQueue(file);
+      if (cur.torn && attempt < 20) continue;
+      if (cur.text === null || cur.problems.length) return null;
+      const found = cur.messages.find((m) => m.msg.id === id);
+      if (!found) return null;
+      const delta = change(found.msg);
+      if (!delta) return null;
+      const chunk = cur.chunks[found.index];
+      const edited = editChunk(chunk.text, found.sub, delta);
+      const replaced = async () => attempt < 20 && !sameVersion(await currentVersion(file), cur.version);
+      const wrote = await atomicWrite(
+        file,
+        cur.text.slice(0, chunk.start) + edited + cur.text.slice(chunk.start + chunk.text.length),
+        replaced,
+      );
+      if (!wrote) continue;
+      return {
+        ...found.msg,
+        status: delta.status ?? found.msg.status,
+        metadata: { ...found.msg.metadata, ...delta.metadata },
+      };
+    }
   });
+}
+
+/** The version of the file at a path now, or null when there is none. */
+export async function currentVersion(file: string): Promise<Version | null> {
+  try {
+    return versionOf(await Deno.stat(file));
+  } catch {
+    return null;
+  }
 }
 
 /**
