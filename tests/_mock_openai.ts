@@ -249,12 +249,18 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
       });
     }
     const format = (body.text as { format?: { type?: string } } | undefined)?.format;
-    if (format?.type === "json_schema" || (headers["x-codex-turn-metadata"] ?? "").includes("thread_title")) {
+    const first = Array.isArray(body.input) ? (body.input as Record<string, unknown>[])[0] : undefined;
+    // opencode's title side-request: its own system prompt, no tools.
+    const titler = first?.role === "system" &&
+      inputText(first.content).startsWith("You are a title generator");
+    if (
+      format?.type === "json_schema" || (headers["x-codex-turn-metadata"] ?? "").includes("thread_title") ||
+      titler
+    ) {
       log.kind = "title";
       log.answered = "title";
-      return new Response(textStream(JSON.stringify({ title: "Mock task title" }), 1, 0, req.signal), {
-        headers: sseHeaders,
-      });
+      const title = titler ? "Mock task title" : JSON.stringify({ title: "Mock task title" });
+      return new Response(textStream(title, 1, 0, req.signal), { headers: sseHeaders });
     }
     const tools = offeredTools(body.tools);
     log.tools = tools.map(qualified);
