@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { ensureNpmInstall, shQuote, testCacheDir, versionOf } from "./_npm_agent.ts";
+import { ensureNpmInstall, shQuote, testCacheDir, verifiedOnce, versionOf } from "./_npm_agent.ts";
 
 /** The opencode version the tests are written against. */
 export const OPENCODE_VERSION = "1.18.33";
@@ -26,10 +26,16 @@ export function ensureOpencode(version = OPENCODE_VERSION): Promise<string> {
   installing ??= ensureNpmInstall(
     `${testCacheDir()}/opencode-${version}`,
     `opencode-ai@${version}`,
-    async (dir) => {
+    (dir) => {
       const bin = nativeBinary(dir);
       const env = { HOME: `${dir}/.version-check`, PATH: "/usr/bin:/bin", OPENCODE_DISABLE_AUTOUPDATE: "1" };
-      return (await versionOf([bin], env))?.includes(version) ? bin : null;
+      return verifiedOnce(
+        dir,
+        "opencode-ai",
+        version,
+        bin,
+        async () => (await versionOf([bin], env))?.includes(version) ?? false,
+      );
     },
   );
   installing.catch(() => (installing = null));

@@ -376,7 +376,10 @@ export class AgentTracker {
         } else if (
           screen.rule === "interrupted" &&
           (hook === "thinking" || hook === "waiting_for_input" ||
-            (hook === "finished" && a.tool !== "claude" && hookAge > 300 && screen.turn !== a.turnAtHook))
+            // A finished hook about another turn, or Gemini's AfterAgent for the very turn the screen
+            // shows cancelled (it fires when an interrupted stream ends).
+            (hook === "finished" && a.tool !== "claude" && hookAge > 300 &&
+              (screen.turn !== a.turnAtHook || showsHookedTurn(a))))
         ) {
           state = "waiting_for_input";
           message = screen.message;
