@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ensureNpmInstall, shQuote, testCacheDir, versionOf } from "./_npm_agent.ts";
+import { ensureNpmInstall, shQuote, testCacheDir, verifiedOnce, versionOf } from "./_npm_agent.ts";
 
 /** The Gemini CLI version the fixtures and tests are written against. */
 export const GEMINI_VERSION = "0.61.0";
@@ -18,12 +18,17 @@ export function ensureGemini(version = GEMINI_VERSION): Promise<string> {
   installing ??= ensureNpmInstall(
     `${testCacheDir()}/gemini-cli-${version}`,
     `@google/gemini-cli@${version}`,
-    async (dir) => {
+    (dir) => {
       const js = `${dir}/node_modules/@google/gemini-cli/bundle/gemini.js`;
-      return (await versionOf(["node", js], { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: "/tmp" }))
-          ?.includes(version)
-        ? js
-        : null;
+      return verifiedOnce(
+        dir,
+        "@google/gemini-cli",
+        version,
+        js,
+        async () =>
+          (await versionOf(["node", js], { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: "/tmp" }))
+            ?.includes(version) ?? false,
+      );
     },
   );
   installing.catch(() => (installing = null));

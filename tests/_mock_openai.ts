@@ -51,18 +51,28 @@ function sse(data: Record<string, unknown>): Uint8Array {
   return enc.encode(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-function toolNames(tools: unknown): string[] {
-  const names: string[] = [];
-  const walk = (v: unknown) => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === "object") {
-      const o = v as Record<string, unknown>;
-      if (typeof o.name === "string") names.push(o.name);
-      for (const k of ["tools", "function"]) if (k in o) walk(o[k]);
-    }
-  };
-  walk(tools);
-  return names;
+/** A tool the request offered; `namespace` for one inside a `{type: "namespace"}` group (Codex's MCP tools). */
+interface OfferedTool {
+  name: string;
+  namespace?: string;
+}
+
+function offeredTools(tools: unknown, namespace?: string): OfferedTool[] {
+  const out: OfferedTool[] = [];
+  if (!Array.isArray(tools)) return out;
+  for (const t of tools) {
+    if (!t || typeof t !== "object") continue;
+    const o = t as Record<string, unknown>;
+    if (o.type === "namespace" && typeof o.name === "string") out.push(...offeredTools(o.tools, o.name));
+    else if (typeof o.name === "string") out.push({ name: o.name, ...(namespace ? { namespace } : {}) });
+    else if (o.function && typeof o.function === "object") out.push(...offeredTools([o.function], namespace));
+  }
+  return out;
+}
+
+/** A tool's name as the model sees it: `<namespace>__<name>` inside a namespace. */
+function qualified(t: OfferedTool): string {
+  return t.namespace ? `${t.namespace}__${t.name}` : t.name;
 }
 
 function inputText(content: unknown): string {
@@ -146,7 +156,13 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
     };
   }
 
-  function callStream(name: string, args: Record<string, unknown>, before: number, signal: AbortSignal) {
+  function callStream(
+    name: string,
+    args: Record<string, unknown>,
+    before: number,
+    signal: AbortSignal,
+    namespace?: string,
+  ) {
     return new ReadableStream<Uint8Array>({
       async start(c) {
         const k = ++ids;
@@ -155,6 +171,8 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
           id: `fc_${k}`,
           call_id: `call_${k}`,
           name,
+          // Codex 0.169 offers MCP tools grouped in a namespace and routes a call by `namespace` + `name`.
+          ...(namespace ? { namespace } : {}),
           arguments: JSON.stringify(args),
         };
         try {
@@ -171,7 +189,7 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
 
   const sseHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" };
 
-  function answer(d: Directive, tools: string[], log: OpenAiRequest, signal: AbortSignal): Response {
+  function answer(d: Directive, tools: OfferedTool[], log: OpenAiRequest, signal: AbortSignal): Response {
     log.answered = d.kind;
     switch (d.kind) {
       case "fail":
@@ -193,8 +211,10 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
         return new Response(callStream("exec_command", args, d.delayMs, signal), { headers: sseHeaders });
       }
       case "tool": {
-        const name = tools.find((t) => t.includes(d.name)) ?? d.name;
-        return new Response(callStream(name, d.args, d.delayMs, signal), { headers: sseHeaders });
+        const tool = tools.find((t) => qualified(t).includes(d.name)) ?? { name: d.name };
+        return new Response(callStream(tool.name, d.args, d.delayMs, signal, tool.namespace), {
+          headers: sseHeaders,
+        });
       }
     }
   }
@@ -229,15 +249,21 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
       });
     }
     const format = (body.text as { format?: { type?: string } } | undefined)?.format;
-    if (format?.type === "json_schema" || (headers["x-codex-turn-metadata"] ?? "").includes("thread_title")) {
+    const first = Array.isArray(body.input) ? (body.input as Record<string, unknown>[])[0] : undefined;
+    // opencode's title side-request: its own system prompt, no tools.
+    const titler = first?.role === "system" &&
+      inputText(first.content).startsWith("You are a title generator");
+    if (
+      format?.type === "json_schema" || (headers["x-codex-turn-metadata"] ?? "").includes("thread_title") ||
+      titler
+    ) {
       log.kind = "title";
       log.answered = "title";
-      return new Response(textStream(JSON.stringify({ title: "Mock task title" }), 1, 0, req.signal), {
-        headers: sseHeaders,
-      });
+      const title = titler ? "Mock task title" : JSON.stringify({ title: "Mock task title" });
+      return new Response(textStream(title, 1, 0, req.signal), { headers: sseHeaders });
     }
-    const tools = toolNames(body.tools);
-    log.tools = tools;
+    const tools = offeredTools(body.tools);
+    log.tools = tools.map(qualified);
     const input = Array.isArray(body.input) ? body.input as Record<string, unknown>[] : [];
     const last = input.at(-1);
     if (last?.type === "function_call_output" || last?.type === "custom_tool_call_output") {

@@ -82,3 +82,32 @@ export async function ensureNpmInstall(
 export function shQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
+
+/**
+ * `bin` once `check` has passed for this install: the first call runs
+ * `check` (e.g. `--version`, which takes Gemini CLI half a minute on a loaded
+ * machine) and leaves a marker; later calls only compare the installed
+ * package.json's version, so each test file does not pay for it again.
+ */
+export async function verifiedOnce(
+  dir: string,
+  pkg: string,
+  version: string,
+  bin: string,
+  check: () => Promise<boolean>,
+): Promise<string | null> {
+  try {
+    const manifest = JSON.parse(await Deno.readTextFile(`${dir}/node_modules/${pkg}/package.json`));
+    if (manifest.version !== version) return null;
+    await Deno.stat(bin);
+  } catch {
+    return null;
+  }
+  const marker = `${dir}/.paneflow-verified-${version}`;
+  try {
+    if ((await Deno.readTextFile(marker)) === bin) return bin;
+  } catch { /* not verified yet */ }
+  if (!(await check())) return null;
+  await Deno.writeTextFile(marker, bin);
+  return bin;
+}

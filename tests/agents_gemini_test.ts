@@ -21,6 +21,9 @@ Deno.test("agents: Gemini CLI driven through paneflow, with hooks and from the s
   const roots: string[] = [];
   try {
     await withHost({}, async (host) => {
+      // Both panes start at once: the second Gemini CLI loads (tens of seconds on a busy machine)
+      // while the first one's scenario runs, and then sits idle.
+      const runs = [];
       for (const hooked of [true, false]) {
         const env = await prepareGeminiEnv({ url: mock.url, truecolor: hooked });
         roots.push(env.root);
@@ -49,6 +52,9 @@ Deno.test("agents: Gemini CLI driven through paneflow, with hooks and from the s
           env.projectDir,
           ...env.envArgs,
         ]);
+        runs.push({ hooked, env, pane });
+      }
+      for (const { hooked, env, pane } of runs) {
         if (hooked) {
           // SessionStart fires when the TUI starts.
           await waitStatus(host, pane, "hooked", (s) => s.hooked && s.state === "idle", 60_000);

@@ -27,12 +27,16 @@ const PROMPT = /^ > /;
 const PLACEHOLDER = /^\s*Type your message or @path\/to\/file\s*$/;
 const SPINNER = /^ ?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /;
 const QUESTION = /(Allow execution of|Apply this change|Allow|Do you want to)[^\n]*\?/;
+/** What Gemini CLI shows above the rule before its config has loaded. */
+const BEFORE_INIT =
+  /^\s*(⚠ |ℹ (Initializing\.\.\.|Waiting for MCP servers)|Queued \(press ↑ to edit\):|\? for shortcuts\s*$)/;
 
 /**
  * Splits a Gemini CLI screen into `status` (the lines right above the rule),
  * `composer` (the input line and its continuation lines), `input_box` (one
- * line when the input is drawn), `transcript` and `last_turn` (from the last
- * ` > <prompt>` above the rule).
+ * line when the input is drawn), `transcript`, `last_turn` (from the last
+ * ` > <prompt>` above the rule) and `starting` (one line while nothing but
+ * the input is drawn: Gemini CLI is still loading its config).
  */
 export function geminiRegions(lines: string[]): Record<string, string[]> {
   const rule = lines.findLastIndex((l) => RULE_LINE.test(l));
@@ -59,12 +63,16 @@ export function geminiRegions(lines: string[]): Record<string, string[]> {
   ) statusStart--;
   const transcript = lines.slice(0, top);
   const turnStart = transcript.findLastIndex((l) => PROMPT.test(l));
+  // Until its config has loaded Gemini CLI draws only the input area (no header, no history) and
+  // queues what is typed: nothing above the rule but warnings, hints and the queue.
+  const content = transcript.filter((l) => l.trim() !== "" && !BEFORE_INIT.test(l));
   return {
     status: lines.slice(statusStart, top),
     composer: input >= 0 ? lines.slice(input, end) : [],
     input_box: input >= 0 ? ["input box"] : [],
     transcript,
     last_turn: turnStart >= 0 ? transcript.slice(turnStart) : [],
+    starting: input >= 0 && content.length === 0 ? ["no header yet"] : [],
   };
 }
 
@@ -153,6 +161,14 @@ export const GEMINI_SCREEN: ScreenRules = {
       region: "last_turn",
       message: lastMatching(/^✕ /),
       note: "the last turn ended with an API error (`✕ [API Error: …]`)",
+    },
+    {
+      id: "starting",
+      state: "unknown_running",
+      pattern: /no header yet/,
+      region: "starting",
+      note: "Gemini CLI has drawn its input but not yet its header: its config is still loading and a " +
+        "prompt typed now is only queued",
     },
     {
       id: "idle_prompt",

@@ -16,8 +16,8 @@ const MATRIX: [
   message: string | null,
   composer: string | null,
 ][] = [
-  ["idle_startup", "idle_prompt", "idle", null, ""],
-  ["composer_text", "idle_prompt", "idle", null, "draft text that is not submitted"],
+  ["idle_startup", "starting", "unknown_running", null, ""],
+  ["composer_text", "starting", "unknown_running", null, "draft text that is not submitted"],
   ["finished", "idle_prompt", "idle", null, ""],
   ["finished_chunks", "idle_prompt", "idle", null, ""],
   ["busy", "busy", "thinking", null, ""],

@@ -168,6 +168,9 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
         if (busy) {
           return result("queued", "the agent was busy and the input box took the prompt as a queued message");
         }
+        if (first?.verdict?.rule === "starting" || screen.verdict?.rule === "starting") {
+          return result("queued", "the agent is still starting and queued the prompt");
+        }
         if (screen.verdict?.state === "thinking") return result("submitted", "busy line on screen");
         return result("submitted", "input box cleared");
       }

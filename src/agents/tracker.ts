@@ -372,10 +372,11 @@ export class AgentTracker {
         } else if (
           screen.rule === "interrupted" &&
           (hook === "thinking" || hook === "waiting_for_input" ||
-            // Codex and Gemini fire no hook for an interrupt, but Gemini may still fire AfterAgent
-            // for the turn an Esc cancelled: the screen, newer, says how that turn ended.
+            // A finished hook about another turn, or Gemini's AfterAgent for the very turn the screen
+            // shows cancelled (it fires when an interrupted stream ends; the prompt hook can land
+            // after the turn is on screen, so an Esc paneflow delivered in the turn counts too).
             (hook === "finished" && a.tool !== "claude" && hookAge > 300 &&
-              (screen.turn !== a.turnAtHook || a.interruptAt > a.promptAt)))
+              (screen.turn !== a.turnAtHook || showsHookedTurn(a) || a.interruptAt > a.promptAt)))
         ) {
           state = "waiting_for_input";
           message = screen.message;

@@ -130,6 +130,9 @@ function perLaunch(ctx: HostContext, agent: string, paneEnv: Record<string, stri
       self: selfCommand([]),
       env: { ...paneBaseEnv(ctx.config), ...paneEnv },
       id: crypto.randomUUID().slice(0, 8),
+      fallbackDirs: [
+        `${Deno.env.get("XDG_CACHE_HOME") || `${Deno.env.get("HOME") ?? "/"}/.cache`}/paneflow/launch`,
+      ],
     });
   } catch (e) {
     log(ctx, `per-launch hooks for ${agent} not set up: ${(e as Error).message}`);
@@ -229,6 +232,7 @@ async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise
       } else if (p.command !== null) opts.command = p.command;
       const hooks = p.agent !== null && p.command !== null ? perLaunch(ctx, p.agent, p.env) : null;
       if (hooks) {
+        if (hooks.env) opts.env = { ...opts.env, ...hooks.env };
         if (opts.command) opts.command += hooks.suffix;
         else if (opts.argv) {
           opts.argv = [

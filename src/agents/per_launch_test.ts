@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import {
+  geminiSystemDefaultsPath,
+  launchHooks,
+  NoLaunchHooks,
+  secureDirProblem,
+  type StatProbe,
+} from "./per_launch.ts";
+import { MARKER } from "./claude_settings.ts";
+import { GEMINI_HOOK_EVENTS } from "./agent_hooks.ts";
+
+/** Real files, but every path under `root` reported as owned by root and 0700/0600 (Gemini's rule). */
+function ownedByRoot(root: string, overrides: Record<string, { uid: number; mode: number }> = {}): StatProbe {
+  return {
+    stat(path) {
+      if (overrides[path]) return overrides[path];
+      try {
+        const st = Deno.statSync(path);
+        return { uid: 0, mode: st.isDirectory ? 0o40700 : 0o100600 };
+      } catch {
+        return null;
+      }
+    },
+    realPath: (p) => (p.startsWith(root) ? p : Deno.realPathSync(p)),
+  };
+}
+
+Deno.test("secureDirProblem: Gemini's rule, root-owned and not group/other-writable up to /", () => {
+  const tree: Record<string, { uid: number; mode: number }> = {
+    "/": { uid: 0, mode: 0o40755 },
+    "/run": { uid: 0, mode: 0o40755 },
+    "/run/pf": { uid: 0, mode: 0o40700 },
+    "/tmp": { uid: 0, mode: 0o41777 },
+    "/tmp/pf": { uid: 0, mode: 0o40700 },
+    "/home": { uid: 0, mode: 0o40755 },
+    "/home/u": { uid: 1000, mode: 0o40700 },
+  };
+  const fs: StatProbe = { stat: (p) => tree[p] ?? null, realPath: (p) => p };
+  assert.equal(secureDirProblem("/run/pf", fs), null);
+  assert.equal(secureDirProblem("/run/pf/", fs), null);
+  assert.equal(secureDirProblem("/tmp/pf", fs), "/tmp is writable by group or others");
+  assert.equal(secureDirProblem("/home/u", fs), "/home/u is not owned by root");
+  assert.equal(secureDirProblem("/run/none", fs), "/run/none does not exist");
+  // A symlinked dir is judged on its target's ancestors too.
+  const linked: StatProbe = { ...fs, realPath: (p) => (p === "/run/pf" ? "/tmp/pf" : p) };
+  assert.equal(secureDirProblem("/run/pf", linked), "/tmp is writable by group or others");
+});
+
+Deno.test("geminiSystemDefaultsPath: the env var, else beside the system settings", () => {
+  assert.equal(geminiSystemDefaultsPath({}), "/etc/gemini-cli/system-defaults.json");
+  assert.equal(
+    geminiSystemDefaultsPath({ GEMINI_CLI_SYSTEM_SETTINGS_PATH: "/opt/g/s.json" }),
+    "/opt/g/system-defaults.json",
+  );
+  assert.equal(geminiSystemDefaultsPath({ GEMINI_CLI_SYSTEM_DEFAULTS_PATH: "/x/d.json" }), "/x/d.json");
+});
+
+Deno.test("launchHooks gemini: a system-defaults copy with our hooks, in the first dir Gemini accepts", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const home = `${root}/home`;
+    await Deno.mkdir(`${home}/.gemini`, { recursive: true });
+    // The system defaults the pane would read: kept, its hooks first.
+    const sys = `${root}/etc/system-defaults.json`;
+    await Deno.mkdir(`${root}/etc`);
+    await Deno.writeTextFile(
+      sys,
+      `{ // the admin's
+  "ui": { "theme": "x" },
+  "hooks": { "AfterAgent": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "admin" }] }] },
+}`,
+    );
+    const insecure = `${root}/sock`;
+    await Deno.mkdir(insecure);
+    const fs = ownedByRoot(root, { [insecure]: { uid: 0, mode: 0o40777 } });
+    const r = launchHooks("gemini", {
+      dir: insecure,
+      fallbackDirs: [`${root}/cache/launch`],
+      self: ["/bin/paneflow"],
+      env: { HOME: home, GEMINI_CLI_SYSTEM_DEFAULTS_PATH: sys },
+      id: "abc",
+      fs,
+    });
+    assert.ok(r);
+    const file = `${root}/cache/launch/gemini-defaults-abc.json`;
+    assert.deepEqual(r.env, { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: file });
+    assert.deepEqual(r.files, [file]);
+    assert.equal(r.suffix, "");
+    assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
+    const out = JSON.parse(await Deno.readTextFile(file));
+    assert.deepEqual(out.ui, { theme: "x" });
+    assert.deepEqual(Object.keys(out.hooks).sort(), [...GEMINI_HOOK_EVENTS].sort());
+    assert.equal(out.hooks.AfterAgent[0].hooks[0].command, "admin");
+    const ours = out.hooks.AfterAgent[1];
+    assert.equal(ours.matcher, "*");
+    assert.equal(ours.hooks[0].name, "paneflow-AfterAgent");
+    assert.equal(ours.hooks[0].command, `/bin/paneflow ai-hook --tool gemini AfterAgent ${MARKER}`);
+    assert.equal(ours.hooks[0].timeout, 10_000);
+
+    // The user already has paneflow's persistent hooks: none per launch (they would fire twice).
+    const hooks = Object.fromEntries(GEMINI_HOOK_EVENTS.map((e) => [e, out.hooks[e].slice(-1)]));
+    await Deno.writeTextFile(`${home}/.gemini/settings.json`, JSON.stringify({ hooks }));
+    assert.equal(
+      launchHooks("gemini", {
+        dir: `${root}/cache/launch`,
+        self: ["/bin/paneflow"],
+        env: { HOME: home },
+        id: "d",
+        fs,
+      }),
+      null,
+    );
+    await Deno.remove(`${home}/.gemini/settings.json`);
+
+    // No directory Gemini accepts (a host not running as root): say why.
+    assert.throws(
+      () =>
+        launchHooks("gemini", {
+          dir: insecure,
+          self: ["/bin/paneflow"],
+          env: { HOME: home },
+          id: "e",
+          fs: { ...fs, stat: (p) => ({ ...fs.stat(p)!, uid: 1000 }) },
+        }),
+      (e: Error) =>
+        e instanceof NoLaunchHooks && /root-owned/.test(e.message) &&
+        /hooks setup --agent gemini/.test(e.message),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
