@@ -31,6 +31,14 @@ export const TILE_INTERVAL_MS = 100;
  * busy panes cost the host as much as a few.
  */
 export const CELLS_PER_SECOND = 1_000_000;
+/**
+ * Tile requests per second at most, all panes together: each one is a round
+ * trip through the host's main thread (validation, a worker message, the
+ * reply) whatever the pane's size, which cost more than the serializing of
+ * small tiles (bench/web.ts). Ten panes refresh every 100 ms, twenty every
+ * 200 ms.
+ */
+export const TILE_REQUESTS_PER_SECOND = 100;
 /** ... and this often while a tab shows it focused. */
 export const FOCUS_INTERVAL_MS = 50;
 /** A focused pane's scrollback is fetched at most this often while it changes. */
@@ -371,7 +379,11 @@ class Mirror {
       for (const tab of this.tabs) if (tab.focus !== null) focused.add(tab.focus);
       let cells = 0;
       for (const pane of this.panes.values()) cells += pane.cells;
-      const tileInterval = Math.max(TILE_INTERVAL_MS, (cells / CELLS_PER_SECOND) * 1000);
+      const tileInterval = Math.max(
+        TILE_INTERVAL_MS,
+        (cells / CELLS_PER_SECOND) * 1000,
+        (this.panes.size / TILE_REQUESTS_PER_SECOND) * 1000,
+      );
       for (const pane of [...this.panes.values()]) {
         const link = this.link;
         if (!link) break;
