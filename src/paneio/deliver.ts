@@ -3,8 +3,9 @@
  * like its recipient once that pane is ready. The queue's files are kept by
  * the queue worker (./queue_worker.ts: the watch, the reads and YAML parses,
  * the locked fsynced writes), which sends this side each file's messages
- * as they change; nothing here reads a queue file or waits on an fsync. A message is marked `in_progress` (fsynced) before a byte is
- * typed, so a crash can never type it twice; it ends `completed` with the
+ * as they change (./mirror.ts keeps them); nothing here reads a queue file
+ * or waits on an fsync. A message is marked `in_progress` (fsynced) before a
+ * byte is typed, so a crash can never type it twice; it ends `completed` with the
  * turn's result in `metadata.result`, or `failed` with `metadata.reason`.
  * A message found `in_progress` at start is marked failed with reason
  * `interrupted` unless the recipient's screen shows it was received, in
@@ -18,7 +19,8 @@ import type { Surface } from "../server/registry.ts";
 import { parseReply, waitOnPane } from "./ask.ts";
 import type { PaneHost } from "./host.ts";
 import { isBarePrompt } from "./prompts.ts";
-import type { FileView, FromWorker, ToWorker, UpdateRequest } from "./queue_files.ts";
+import type { FromWorker, ToWorker, UpdateRequest } from "./queue_files.ts";
+import { QueueMirror } from "./mirror.ts";
 import type { AgentStatus, Located, Message } from "./store.ts";
 
 /** Settings of the service. */
@@ -36,34 +38,9 @@ const wallNow = () => performance.timeOrigin + performance.now();
 /** How far along a status is: a file that shows an earlier one than this host wrote was written over. */
 const RANK: Record<Message["status"], number> = { pending: 0, in_progress: 1, completed: 2, failed: 2 };
 
-/** Per agent name, the queue's numbers (kept as views come, not counted per question). */
-interface Counts {
-  /** Messages naming it (as sender or recipient): at 0 the name is dropped. */
-  refs: number;
-  pendingTo: number;
-  completed: number;
-  failed: number;
-  sent: number;
-  received: number;
-}
-
-/** What the host knows of one queue file (the worker's last view of it). */
-interface FileMirror {
-  list: Located[];
-  pos: Map<string, number>;
-  /** Its pending messages. */
-  pending: number;
-  /** No message before this index is pending (where the search for the next one starts). */
-  head: number;
-}
-
 /** The queue service of one host. */
 export class QueueService {
-  #files = new Map<string, FileMirror>();
-  /** The parts of a big file's view that came before its last part. */
-  #stash = new Map<string, Located[]>();
-  #counts = new Map<string, Counts>();
-  #byStatus: Record<Message["status"], number> = { pending: 0, in_progress: 0, completed: 0, failed: 0 };
+  #mirror = new QueueMirror();
   #worker: Worker | null = null;
   #seq = 0;
   #replies = new Map<number, { resolve: (m: Message | null) => void; reject: (e: Error) => void }>();
@@ -71,15 +48,6 @@ export class QueueService {
   #busy = new Set<string>();
   /** Message ids this process is delivering or waiting on. */
   #active = new Set<string>();
-  /**
-   * What this process wrote for each message it claimed (file and id): a file written over with
-   * an older copy (an editor's stale save) shows an earlier status; the message is not delivered
-   * again, and the status is written back.
-   */
-  #wrote = new Map<
-    string,
-    { status: Message["status"]; metadata: Record<string, unknown>; written: boolean }
-  >();
   /** When a pending message to a recipient with no live pane was first seen. */
   #orphanSince = new Map<string, number>();
   #orphanTimers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -137,7 +105,7 @@ export class QueueService {
       }
     });
     // A message left in progress by a host that died is never retyped silently.
-    for (const f of this.#files.values()) {
+    for (const f of this.#mirror.files.values()) {
       for (const m of f.list) {
         if (m.msg.status === "in_progress" && !this.#active.has(m.msg.id)) {
           // Its recipient gets nothing else until this one is settled (order per sender).
@@ -199,12 +167,18 @@ export class QueueService {
 
   #fromWorker(m: FromWorker) {
     switch (m.t) {
-      case "file":
-        this.#apply(m);
+      case "file": {
+        const changed = this.#mirror.apply(m);
+        if (!changed) break;
+        for (const c of changed) this.#checkWrittenOver(c);
+        if (TRACE && m.eventAt) this.#lastEventAt = m.eventAt;
+        this.#kick();
+        this.#scheduleStatus();
         break;
+      }
       case "gone":
-        if (this.#files.has(m.file)) {
-          this.#drop(m.file);
+        if (this.#mirror.files.has(m.file)) {
+          this.#mirror.drop(m.file);
           this.#kick();
           this.#scheduleStatus();
         }
@@ -222,107 +196,10 @@ export class QueueService {
     }
   }
 
-  /** Adds (`sign` 1) or removes (-1) one message's part in the counts. */
-  #count(m: Located, sign: 1 | -1) {
-    const get = (name: string) => {
-      let c = this.#counts.get(name);
-      if (!c) {
-        c = { refs: 0, pendingTo: 0, completed: 0, failed: 0, sent: 0, received: 0 };
-        this.#counts.set(name, c);
-      }
-      return c;
-    };
-    const from = get(m.msg.from);
-    from.refs += sign;
-    from.sent += sign;
-    const to = get(m.msg.to);
-    to.refs += sign;
-    if (m.msg.status === "pending") to.pendingTo += sign;
-    else to.received += sign;
-    if (m.msg.status === "completed") to.completed += sign;
-    if (m.msg.status === "failed") to.failed += sign;
-    this.#byStatus[m.msg.status] += sign;
-    if (from.refs === 0) this.#counts.delete(m.msg.from);
-    if (to.refs === 0) this.#counts.delete(m.msg.to);
-  }
-
-  #drop(file: string) {
-    const old = this.#files.get(file);
-    this.#stash.delete(file);
-    if (!old) return;
-    this.#files.delete(file);
-    for (const m of old.list) {
-      this.#count(m, -1);
-      this.#wrote.delete(`${file}\0${m.msg.id}`);
-    }
-  }
-
-  /** Takes the worker's view of a file: in place when messages changed or were appended, else rebuilt. */
-  #apply(part: FileView) {
-    if (part.more) {
-      const stash = this.#stash.get(part.file) ?? [];
-      for (const m of part.changed) stash.push(m);
-      this.#stash.set(part.file, stash);
-      return;
-    }
-    const stash = this.#stash.get(part.file);
-    this.#stash.delete(part.file);
-    const v = stash ? { ...part, changed: [...stash, ...part.changed] } : part;
-    const old = this.#files.get(v.file);
-    if (old && v.ids === null) {
-      const changed = new Map(v.changed.map((m) => [m.msg.id, m]));
-      for (const id of v.append ?? []) {
-        const m = changed.get(id);
-        if (!m) continue;
-        changed.delete(id);
-        old.pos.set(id, old.list.length);
-        old.list.push(m);
-        this.#count(m, 1);
-        if (m.msg.status === "pending") old.pending++;
-      }
-      for (const m of changed.values()) {
-        const i = old.pos.get(m.msg.id);
-        if (i === undefined) continue;
-        const was = old.list[i];
-        this.#count(was, -1);
-        if (was.msg.status === "pending") old.pending--;
-        old.list[i] = m;
-        this.#count(m, 1);
-        if (m.msg.status === "pending") {
-          old.pending++;
-          if (i < old.head) old.head = i;
-        }
-      }
-    } else {
-      const changed = new Map(v.changed.map((m) => [m.msg.id, m]));
-      const f: FileMirror = { list: [], pos: new Map(), pending: 0, head: 0 };
-      for (const id of v.ids ?? []) {
-        const m = changed.get(id) ?? (old ? old.list[old.pos.get(id) ?? -1] : undefined);
-        if (!m) continue;
-        f.pos.set(id, f.list.length);
-        f.list.push(m);
-        if (m.msg.status === "pending") f.pending++;
-      }
-      if (old) {
-        for (const m of old.list) {
-          this.#count(m, -1);
-          // Gone from the file (pruned, deleted by hand) unless only held back by a problem.
-          if (!v.problem && !f.pos.has(m.msg.id)) this.#wrote.delete(`${v.file}\0${m.msg.id}`);
-        }
-      }
-      for (const m of f.list) this.#count(m, 1);
-      this.#files.set(v.file, f);
-    }
-    for (const m of v.changed) this.#checkWrittenOver(m);
-    if (TRACE && v.eventAt) this.#lastEventAt = v.eventAt;
-    this.#kick();
-    this.#scheduleStatus();
-  }
-
   /** A message this host moved on that the file shows at an earlier status: written back. */
   #checkWrittenOver(m: Located) {
     const key = `${m.file}\0${m.msg.id}`;
-    const known = this.#wrote.get(key);
+    const known = this.#mirror.wrote.get(key);
     if (!known || RANK[m.msg.status] >= RANK[known.status]) return;
     this._host.log(
       known.written
@@ -346,13 +223,17 @@ export class QueueService {
   ) {
     const key = `${m.file}\0${m.msg.id}`;
     const msg = await this.#update({ file: m.file, id: m.msg.id, from, status, metadata });
-    if (msg) this.#wrote.set(key, { status: msg.status, metadata: msg.metadata, written: true });
+    if (msg) this.#mirror.wrote.set(key, { status: msg.status, metadata: msg.metadata, written: true });
     else if (status === "completed" || status === "failed") {
       // Not written (the file has a problem now, e.g. a human is editing it): written when the
       // file shows the message again at an earlier status.
-      const prior = this.#wrote.get(key);
+      const prior = this.#mirror.wrote.get(key);
       if (!prior || RANK[prior.status] < RANK[status]) {
-        this.#wrote.set(key, { status, metadata: { ...prior?.metadata, ...metadata }, written: false });
+        this.#mirror.wrote.set(key, {
+          status,
+          metadata: { ...prior?.metadata, ...metadata },
+          written: false,
+        });
         this._host.log(
           `queue: ${m.file}: ${m.msg.id} ended ${status} but the file could not be changed (it has a problem, ` +
             `or the message is gone); the status is written when the file shows the message again`,
@@ -362,33 +243,24 @@ export class QueueService {
     return msg;
   }
 
-  #all(): Located[] {
-    return [...this.#files.values()].flatMap((f) => f.list);
-  }
-
   /** Every message as last read. */
   snapshot(): Located[] {
-    return this.#all();
-  }
-
-  /** Recipients with pending messages (from the counts: no walk over every message). */
-  #recipients(): string[] {
-    const out: string[] = [];
-    for (const [name, c] of this.#counts) if (c.pendingTo) out.push(name);
-    return out;
+    return this.#mirror.all();
   }
 
   /** Starts a delivery loop for each recipient with pending messages and none running. */
   #kick() {
     if (this.#stopped) return;
-    for (const to of this.#recipients()) {
+    for (const to of this.#mirror.recipients()) {
       if (this.#busy.has(to)) continue;
       this.#busy.add(to);
       this.#drive(to).then(
         (why) => {
           this.#busy.delete(to);
           // Something new may have come as the loop ended (a wait for a pane is woken by its event).
-          if (why === "empty" && this.#next(to)) queueMicrotask(() => this.#kick());
+          if (why === "empty" && this.#mirror.next(to, (m) => this.#deliverable(m))) {
+            queueMicrotask(() => this.#kick());
+          }
         },
         (e) => {
           this.#busy.delete(to);
@@ -401,36 +273,13 @@ export class QueueService {
   /** Whether a message waits for delivery by this host. */
   #deliverable(m: Located): boolean {
     return m.msg.status === "pending" && !this.#active.has(m.msg.id) &&
-      !this.#wrote.has(`${m.file}\0${m.msg.id}`);
-  }
-
-  /** The next pending message to `to`: file order within a sender, oldest head first across senders. */
-  #next(to: string): Located | null {
-    let best: Located | null = null;
-    for (const f of this.#files.values()) {
-      // A file is one channel: all its messages go to one recipient.
-      if (!f.pending || f.list[0]?.msg.to !== to) continue;
-      while (f.head < f.list.length && f.list[f.head].msg.status !== "pending") f.head++;
-      let head: Located | undefined;
-      for (let i = f.head; i < f.list.length; i++) {
-        if (f.list[i].msg.to === to && this.#deliverable(f.list[i])) {
-          head = f.list[i];
-          break;
-        }
-      }
-      if (
-        head &&
-        (!best || head.msg.timestamp.localeCompare(best.msg.timestamp) < 0 ||
-          (head.msg.timestamp === best.msg.timestamp && head.file < best.file))
-      ) best = head;
-    }
-    return best;
+      !this.#mirror.wrote.has(`${m.file}\0${m.msg.id}`);
   }
 
   /** Delivers `to`'s pending messages one at a time while there are any. */
   async #drive(to: string): Promise<"empty" | "waiting"> {
     while (!this.#stopped) {
-      const m = this.#next(to);
+      const m = this.#mirror.next(to, (m) => this.#deliverable(m));
       if (!m) return "empty";
       const s = this._host.byName(to);
       if (!s || s.exit) {
@@ -661,7 +510,7 @@ export class QueueService {
 
   /** The status of one agent from its pane's real state and the queue's record. */
   async statusOf(name: string): Promise<AgentStatus> {
-    const counts = this.#counts.get(name) ?? { completed: 0, failed: 0, sent: 0, received: 0 };
+    const counts = this.#mirror.countsOf(name) ?? { completed: 0, failed: 0, sent: 0, received: 0 };
     const s = this._host.byName(name);
     const current = this.#current.get(name) ?? null;
     let state: AgentStatus["state"] = "idle";
@@ -695,7 +544,7 @@ export class QueueService {
 
   /** Sends the worker the status files whose content changed (not counting last_updated); it writes them. */
   async #writeStatuses() {
-    for (const name of [...this.#counts.keys()]) {
+    for (const name of this.#mirror.names()) {
       if (this.#stopped) return;
       const st = await this.statusOf(name);
       const key = JSON.stringify({
@@ -711,6 +560,6 @@ export class QueueService {
 
   /** Message counts by status, for `queue.info`. */
   counts(): Record<Message["status"], number> {
-    return { ...this.#byStatus };
+    return this.#mirror.byStatus();
   }
 }
