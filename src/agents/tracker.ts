@@ -250,8 +250,8 @@ export class AgentTracker {
         break;
       case "ai.prompt_submit":
         a.inTurn = a.hadTurn = true;
-        a.turnAtHook = a.screen?.turn ?? null;
         a.lastPrompt = frame.prompt ?? null;
+        a.turnAtHook = showsHookedTurn(a) ? null : a.screen?.turn ?? null; // the turn before this prompt's
         a.message = null;
         a.activeTool = null;
         this.#hookState(a, "thinking", "prompt submitted");
@@ -376,10 +376,7 @@ export class AgentTracker {
         } else if (
           screen.rule === "interrupted" &&
           (hook === "thinking" || hook === "waiting_for_input" ||
-            // A finished hook about another turn, or Gemini's AfterAgent for the very turn the screen
-            // shows cancelled (it fires when an interrupted stream ends).
-            (hook === "finished" && a.tool !== "claude" && hookAge > 300 &&
-              (screen.turn !== a.turnAtHook || showsHookedTurn(a))))
+            (hook === "finished" && a.tool !== "claude" && hookAge > 300 && screen.turn !== a.turnAtHook))
         ) {
           state = "waiting_for_input";
           message = screen.message;
