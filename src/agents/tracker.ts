@@ -245,9 +245,9 @@ export class AgentTracker {
         break;
       case "ai.prompt_submit":
         a.inTurn = a.hadTurn = true;
-        a.turnAtHook = a.screen?.turn ?? null;
         a.promptAt = now;
         a.lastPrompt = frame.prompt ?? null;
+        a.turnAtHook = showsHookedTurn(a) ? null : a.screen?.turn ?? null; // the turn before this prompt's
         a.message = null;
         a.activeTool = null;
         this.#hookState(a, "thinking", "prompt submitted");
@@ -372,11 +372,9 @@ export class AgentTracker {
         } else if (
           screen.rule === "interrupted" &&
           (hook === "thinking" || hook === "waiting_for_input" ||
-            // A finished hook about another turn, or Gemini's AfterAgent for the very turn the screen
-            // shows cancelled (it fires when an interrupted stream ends; the prompt hook can land
-            // after the turn is on screen, so an Esc paneflow delivered in the turn counts too).
+            // A finished hook about another turn, or Gemini's AfterAgent for a turn an Esc cancelled.
             (hook === "finished" && a.tool !== "claude" && hookAge > 300 &&
-              (screen.turn !== a.turnAtHook || showsHookedTurn(a) || a.interruptAt > a.promptAt)))
+              (screen.turn !== a.turnAtHook || a.interruptAt > a.promptAt)))
         ) {
           state = "waiting_for_input";
           message = screen.message;
