@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { cleanupAll, onCleanup, startHost } from "./procs.ts";
+import { cleanupAll, pingWorker, startHost } from "./procs.ts";
 import { percentile, RpcConn, subscribe } from "../tests/_stream.ts";
 import { appendMessage, ensureRoot, messageYaml, newId } from "../src/paneio/store.ts";
 import { parseAllDocuments } from "yaml";
@@ -46,30 +46,6 @@ function cpu(pid: number): { main: number; all: number } {
     }
   } catch { /* gone */ }
   return { main, all };
-}
-
-/** A `system.ping` every 10 ms from its own thread (./pinger.ts) until `stop` gives the round trips. */
-async function pingWorker(socket: string) {
-  const w = new Worker(new URL("./pinger.ts", import.meta.url).href, { type: "module" });
-  onCleanup(() => w.terminate());
-  let onMsg: (d: { started?: boolean; samples?: number[] }) => void = () => {};
-  w.onmessage = (e) => onMsg(e.data);
-  await new Promise<void>((resolve) => {
-    onMsg = (d) => d.started && resolve();
-    w.postMessage({ socket, intervalMs: 10 });
-  });
-  return {
-    stop: () =>
-      new Promise<number[]>((resolve) => {
-        onMsg = (d) => {
-          if (d.samples) {
-            w.terminate();
-            resolve(d.samples);
-          }
-        };
-        w.postMessage("stop");
-      }),
-  };
 }
 
 const dir = await Deno.makeTempDir({ prefix: "pf-bench-q-" });

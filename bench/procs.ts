@@ -29,6 +29,30 @@ export async function cleanupAll(): Promise<void> {
   }
 }
 
+/** A `system.ping` every `intervalMs` from its own thread (./pinger.ts) until `stop` gives the round trips. */
+export async function pingWorker(socket: string, intervalMs = 10): Promise<{ stop(): Promise<number[]> }> {
+  const w = new Worker(new URL("./pinger.ts", import.meta.url).href, { type: "module" });
+  onCleanup(() => w.terminate());
+  let onMsg: (d: { started?: boolean; samples?: number[] }) => void = () => {};
+  w.onmessage = (e) => onMsg(e.data);
+  await new Promise<void>((resolve) => {
+    onMsg = (d) => d.started && resolve();
+    w.postMessage({ socket, intervalMs });
+  });
+  return {
+    stop: () =>
+      new Promise<number[]>((resolve) => {
+        onMsg = (d) => {
+          if (d.samples) {
+            w.terminate();
+            resolve(d.samples);
+          }
+        };
+        w.postMessage("stop");
+      }),
+  };
+}
+
 /** Polls `predicate` until it gives a truthy value (the tests' `waitUntil`, with a bench's defaults). */
 export function waitFor<T>(
   what: string,

@@ -31,6 +31,7 @@ import {
   type Host,
   MAIN,
   onCleanup,
+  pingWorker,
   ROOT,
   rss,
   run,
@@ -419,29 +420,6 @@ async function benchLossless(file: Awaited<ReturnType<typeof writeAnsiFile>>) {
 }
 
 // ---------------------------------------------------------------- 2. fan-out
-
-async function pingWorker(socket: string) {
-  const w = new Worker(new URL("./pinger.ts", import.meta.url).href, { type: "module" });
-  onCleanup(() => w.terminate());
-  let onMsg: (d: { started?: boolean; samples?: number[] }) => void = () => {};
-  w.onmessage = (e) => onMsg(e.data);
-  await new Promise<void>((resolve) => {
-    onMsg = (d) => d.started && resolve();
-    w.postMessage({ socket, intervalMs: 10 });
-  });
-  return {
-    stop: () =>
-      new Promise<number[]>((resolve) => {
-        onMsg = (d) => {
-          if (d.samples) {
-            w.terminate();
-            resolve(d.samples);
-          }
-        };
-        w.postMessage("stop");
-      }),
-  };
-}
 
 async function benchFanout(
   o: ReturnType<typeof parseOpts>,

@@ -20,7 +20,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { cleanupAll, MAIN, onCleanup, ROOT, startHost } from "./procs.ts";
+import { cleanupAll, MAIN, onCleanup, pingWorker, ROOT, startHost } from "./procs.ts";
 
 const { values } = parseArgs({
   options: {
@@ -49,30 +49,9 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function pinger(socket: string) {
-  const w = new Worker(new URL("./pinger.ts", import.meta.url).href, { type: "module" });
-  onCleanup(() => w.terminate());
-  let onMsg: (d: { started?: boolean; samples?: number[] }) => void = () => {};
-  w.onmessage = (e) => onMsg(e.data);
-  await new Promise<void>((resolve) => {
-    onMsg = (d) => d.started && resolve();
-    w.postMessage({ socket, intervalMs: 10 });
-  });
-  return () =>
-    new Promise<number[]>((resolve) => {
-      onMsg = (d) => {
-        if (d.samples) {
-          w.terminate();
-          resolve(d.samples);
-        }
-      };
-      w.postMessage("stop");
-    });
-}
-
 /** Measures `SECONDS` of ping round trips and CPU. */
 async function measure(hostPid: number, socket: string, webPid?: number) {
-  const stop = await pinger(socket);
+  const { stop } = await pingWorker(socket);
   const t0 = performance.now();
   const c0 = cpuSeconds(hostPid);
   const w0 = webPid ? cpuSeconds(webPid) : 0;
