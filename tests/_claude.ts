@@ -6,6 +6,7 @@
  * @module
  */
 import { ROOT, type TestHost, waitUntil } from "./_harness.ts";
+import { ensureNpmInstall } from "./_npm_agent.ts";
 
 /** The Claude Code version the fixtures and tests are written against. */
 export const CLAUDE_CODE_VERSION = "2.1.328";
@@ -71,57 +72,11 @@ let installing: Promise<string> | null = null;
  * the path of the `claude` binary. Safe to call from several tests.
  */
 export function ensureClaude(version = CLAUDE_CODE_VERSION): Promise<string> {
-  installing ??= (async () => {
-    const dir = claudeInstallDir(version);
-    const found = await findBinary(dir, version);
-    if (found) return found;
-    await Deno.mkdir(dir, { recursive: true });
-    // A lock dir keeps two test processes from installing at once.
-    const lock = `${dir}.lock`;
-    const deadline = Date.now() + 180_000;
-    while (true) {
-      try {
-        await Deno.mkdir(lock);
-        break;
-      } catch (e) {
-        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-        const again = await findBinary(dir, version);
-        if (again) return again;
-        const age = Date.now() - (await Deno.stat(lock).then((s) => s.mtime?.getTime() ?? 0, () => 0));
-        if (age > 300_000) await Deno.remove(lock, { recursive: true }).catch(() => {});
-        if (Date.now() > deadline) throw new Error(`Timed out waiting for another install (${lock})`);
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-    try {
-      const out = await new Deno.Command("npm", {
-        args: [
-          "install",
-          "--prefix",
-          dir,
-          "--no-audit",
-          "--no-fund",
-          "--loglevel=error",
-          `@anthropic-ai/claude-code@${version}`,
-        ],
-        cwd: dir,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const bin = await findBinary(dir, version);
-      if (!bin) {
-        const dec = new TextDecoder();
-        throw new Error(
-          `npm install @anthropic-ai/claude-code@${version} into ${dir} gave no working binary ` +
-            `(exit ${out.code}):\n${dec.decode(out.stdout)}${dec.decode(out.stderr)}`,
-        );
-      }
-      return bin;
-    } finally {
-      await Deno.remove(lock, { recursive: true }).catch(() => {});
-    }
-  })();
+  installing ??= ensureNpmInstall(
+    claudeInstallDir(version),
+    `@anthropic-ai/claude-code@${version}`,
+    (dir) => findBinary(dir, version),
+  );
   installing.catch(() => (installing = null));
   return installing;
 }

@@ -78,10 +78,8 @@ export async function ensureNpmInstall(
   }
 }
 
-/** Quotes one word for `sh -c`. */
-export function shQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
+/** Quotes one word for `sh -c` (the product's one `shQuote`). */
+export { shQuote } from "../src/sh.ts";
 
 /**
  * `bin` once `check` has passed for this install: the first call runs
