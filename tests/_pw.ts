@@ -215,6 +215,23 @@ export async function startStdio(framing: "ndjson" | "lsp" = "ndjson"): Promise<
   };
 }
 
+/**
+ * The connection's bytes, read up to 1 MiB at a time: a snapshot answer is
+ * ~380 KB, and `conn.readable`'s 64 KiB reads take it in seven reads, each a
+ * turn of this process's event loop (~0.25 ms more per answer, measured in
+ * bench/session_wait.ts), which is the client's cost, not the host's.
+ */
+function bigReads(conn: Deno.Conn): ReadableStream<Uint8Array> {
+  const buf = new Uint8Array(1 << 20);
+  return new ReadableStream({
+    async pull(c) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) c.close();
+      else c.enqueue(buf.slice(0, n));
+    },
+  });
+}
+
 /** Connects a client to a unix socket. */
 export async function connectSocket(path: string): Promise<{ client: PwClient; conn: Deno.UnixConn }> {
   const conn = await Deno.connect({ transport: "unix", path });
@@ -223,7 +240,7 @@ export async function connectSocket(path: string): Promise<{ client: PwClient; c
       let off = 0;
       while (off < b.length) off += await conn.write(b.subarray(off));
     },
-    conn.readable,
+    bigReads(conn),
     "ndjson",
     async () => {
       try {

@@ -305,7 +305,8 @@ export class Sessions {
 
   /** The parsed screen as the worker encoded it, unredacted (to go on the wire as is). */
   async snapshotRaw(id: string): Promise<RawJson> {
-    return new RawJson(await this.#ask(id, { kind: "snapshot" }));
+    const s = this.get(id);
+    return new RawJson(await this.#ask(id, { kind: "snapshot" }), (b) => this._pool.recycle(s.surface.id, b));
   }
 
   /** The retained transcript, unredacted. */
@@ -366,7 +367,7 @@ export class Sessions {
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
-    if (outcome.ok) return new RawJson(outcome.json);
+    if (outcome.ok) return new RawJson(outcome.json, (b) => this._pool.recycle(s.surface.id, b));
     if (outcome.error === "timeout") throw new RpcError(PwError.Timeout, PwMessage.Timeout);
     if (outcome.error === "cancelled") throw new RpcError(PwError.Cancelled, PwMessage.Cancelled);
     throw closed();

@@ -9,7 +9,7 @@
  */
 import type xterm from "@xterm/headless";
 import type { Cell, CellStyle, ScreenSnapshot } from "./_protocol.ts";
-import { type EncodedJson, RAW_HEADROOM, RAW_TAILROOM } from "../wire/raw_json.ts";
+import { type EncodedJson, RAW_HEADROOM, RAW_TAILROOM, RawBuffers } from "../wire/raw_json.ts";
 
 type Term = xterm.Terminal;
 type BufferCell = xterm.IBufferCell;
@@ -242,6 +242,9 @@ export class SnapshotRows {
   }
 }
 
+/** This worker's buffers for encoded snapshots (the main thread hands them back once written). */
+export const rawBuffers = new RawBuffers();
+
 /**
  * The snapshot as UTF-8 JSON, between `before` and `after` (the wait's
  * result around it), in a buffer with room for the message around that
@@ -275,7 +278,7 @@ export function snapshotEncoded(
   const split = json.indexOf(',"alternate_screen":');
   const pre = encoder.encode(`${before}${json.slice(0, split)},"cells":[`);
   const post = encoder.encode(`]${json.slice(split)}${after}`);
-  const out = new Uint8Array(RAW_HEADROOM + pre.length + size + post.length + RAW_TAILROOM);
+  const out = rawBuffers.take(RAW_HEADROOM + pre.length + size + post.length + RAW_TAILROOM);
   out.set(pre, RAW_HEADROOM);
   let p = RAW_HEADROOM + pre.length;
   for (let y = 0; y < rows.length; y++) {

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { splitRaw, stringifyMessage } from "./raw_json.ts";
+import { releaseRaw, splitRaw, stringifyMessage } from "./raw_json.ts";
 import { type Duplex, writeAll } from "./duplex.ts";
 
 /** How messages are delimited: one per line, or LSP's `Content-Length` headers. */
@@ -111,7 +111,7 @@ export function encodeLine(value: unknown): Uint8Array {
 
 /** Writes one JSON value as a line. */
 export function writeJson(conn: Duplex, value: unknown): Promise<void> {
-  return writeAll(conn, encodeLine(value));
+  return writeAll(conn, encodeLine(value)).finally(() => releaseRaw(value));
 }
 
 function tooLong(max: number): { fatal: string; tooLong: true } {
@@ -207,7 +207,7 @@ export function lsp(conn: Duplex, opts: FramingOptions = {}): Framing {
       }
       return reader.take(length);
     },
-    write: (value) => writeAll(conn, encodeLsp(value)),
+    write: (value) => writeAll(conn, encodeLsp(value)).finally(() => releaseRaw(value)),
   };
 }
 

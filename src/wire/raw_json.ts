@@ -42,6 +42,33 @@ export function encodeJson(text: string): EncodedJson {
   return { buf, end: RAW_HEADROOM + r.written };
 }
 
+/**
+ * Buffers for encoded results, used again: a pane worker answers each
+ * `session.wait` with ~380 KB, and fresh memory for it costs page faults
+ * and collector work on every answer (~0.3 ms of a wait's latency, measured
+ * in bench/session_wait.ts). The main thread hands a buffer back once its
+ * bytes are on the wire ({@link RawJson}'s `release`).
+ */
+export class RawBuffers {
+  #free: ArrayBuffer[] = [];
+
+  constructor(private readonly _keep = 4) {}
+
+  /** A buffer of exactly `size` bytes (its contents are stale: the caller writes every byte it uses). */
+  take(size: number): Uint8Array {
+    const i = this.#free.findIndex((b) => b.byteLength >= size && b.byteLength <= 2 * size);
+    if (i < 0) return new Uint8Array(size);
+    const [b] = this.#free.splice(i, 1);
+    return new Uint8Array(b, 0, size);
+  }
+
+  /** Keeps `buffer` for a later {@link take} (the newest few; the rest go to the collector). */
+  give(buffer: ArrayBuffer): void {
+    this.#free.unshift(buffer);
+    if (this.#free.length > this._keep) this.#free.length = this._keep;
+  }
+}
+
 /** The buffers to transfer (not copy) when `value` is, or carries as `json`, an {@link EncodedJson}. */
 export function transferOf(value: unknown): ArrayBuffer[] {
   const v = value as { json?: unknown } | null;
@@ -58,7 +85,11 @@ export class RawJson {
   /** The room around the encoded JSON was used once: later frames copy. */
   #used = false;
 
-  constructor(text: string | EncodedJson) {
+  #release: ((buffer: ArrayBuffer) => void) | null;
+
+  /** `release` gets the encoded buffer back once the message has been written (see {@link RawBuffers}). */
+  constructor(text: string | EncodedJson, release?: (buffer: ArrayBuffer) => void) {
+    this.#release = release ?? null;
     if (typeof text === "string") {
       this.#text = text;
       this.#encoded = null;
@@ -70,6 +101,7 @@ export class RawJson {
 
   /** The JSON text. */
   get text(): string {
+    if (this.#text === null && this.#encoded === null) throw new Error("the encoded result was released");
     this.#text ??= decoder.decode(this.#encoded!.buf.subarray(RAW_HEADROOM, this.#encoded!.end));
     return this.#text;
   }
@@ -93,6 +125,21 @@ export class RawJson {
     e.buf.set(tail, e.end);
     return e.buf.subarray(RAW_HEADROOM - head.length, e.end + tail.length);
   }
+
+  /** The message carrying this was written: its buffer goes back to whoever encoded it (the text is gone). */
+  release(): void {
+    const e = this.#encoded;
+    const release = this.#release;
+    this.#encoded = null;
+    this.#release = null;
+    if (e && release && e.buf.buffer instanceof ArrayBuffer) release(e.buf.buffer);
+  }
+}
+
+/** Releases a written message's {@link RawJson} result, if it has one. */
+export function releaseRaw(value: unknown): void {
+  const v = value as { result?: unknown } | null;
+  if (v && typeof v === "object" && v.result instanceof RawJson) v.result.release();
 }
 
 /** The message without its {@link RawJson} result, and that result (null when it has none). */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { encodeJson, RAW_HEADROOM, RawJson, transferOf } from "./raw_json.ts";
-import { encodeLine, encodeLsp } from "./framing.ts";
+import { encodeJson, RAW_HEADROOM, RawBuffers, RawJson, transferOf } from "./raw_json.ts";
+import { encodeLine, encodeLsp, writeJson } from "./framing.ts";
 
 const dec = new TextDecoder();
 const RESULT = { matched: true, text: 'naïve 宽 👍 "q" \\ \n', n: 3 };
@@ -36,4 +36,39 @@ Deno.test("text mostly outside ASCII still encodes whole", () => {
   assert.equal(dec.decode(e.buf.subarray(RAW_HEADROOM, e.end)), text);
   assert.deepEqual(transferOf({ ok: true, json: e }), [e.buf.buffer]);
   assert.deepEqual(transferOf({ ok: false }), []);
+});
+
+Deno.test("a written result's buffer goes back once, and a reused buffer frames exact bytes", async () => {
+  const pool = new RawBuffers();
+  const back: ArrayBuffer[] = [];
+  const conn = {
+    read: () => Promise.resolve(null),
+    write: (p: Uint8Array) => Promise.resolve(p.length),
+    close() {},
+  };
+  const first = encodeJson(JSON.stringify({ a: "x".repeat(1000) }));
+  const raw = new RawJson(first, (b) => back.push(b));
+  await writeJson(conn, { jsonrpc: "2.0", id: 1, result: raw });
+  assert.equal(back.length, 1);
+  assert.equal(back[0], first.buf.buffer);
+  assert.throws(() => raw.text, /released/);
+  raw.release(); // once only
+  assert.equal(back.length, 1);
+
+  // The same memory, stale bytes and all, carries the next (shorter) result exactly.
+  pool.give(back[0]);
+  const buf = pool.take(1000);
+  assert.equal(buf.buffer, back[0]);
+  const json = JSON.stringify({ b: 1 });
+  buf.set(new TextEncoder().encode(json), RAW_HEADROOM);
+  const line = encodeLine({
+    jsonrpc: "2.0",
+    id: 2,
+    result: new RawJson({ buf, end: RAW_HEADROOM + json.length }),
+  });
+  assert.deepEqual(JSON.parse(dec.decode(line)), { jsonrpc: "2.0", id: 2, result: { b: 1 } });
+  // Far too big for the request, or too small: a new buffer.
+  pool.give(new ArrayBuffer(10_000));
+  assert.notEqual(pool.take(100).byteLength, 10_000);
+  assert.equal(pool.take(20_000).byteLength, 20_000);
 });

@@ -11,6 +11,7 @@ import {
   type OpRequest,
   type OpResult,
   type ReadResult,
+  type RecycleMessage,
   type ScreenResult,
   type SearchResult,
   type SpawnRequest,
@@ -150,6 +151,11 @@ export class PanePool {
       this.#views.delete(id);
       this.#onEvent({ ev: "exit", id, exit_code: -1, signal: 0 });
     }
+  }
+
+  /** Hands an encoded answer's buffer back to pane `id`'s worker, which made it (see `RawBuffers`). */
+  recycle(id: number, buffer: ArrayBuffer): void {
+    this.#home.get(id)?.worker.postMessage({ recycle: buffer } satisfies RecycleMessage, [buffer]);
   }
 
   /** Test-only: sends a message the worker cannot handle, so it fails (tests of {@link #fail}). */

@@ -74,6 +74,11 @@ export type OpResult<K extends OpName> = WorkerOps[K]["result"];
 /** A request from the main thread; `rid` pairs it with its reply. */
 export type WorkerRequest = { [K in OpName]: { rid: number } & OpRequest<K> }[OpName];
 
+/** A buffer of an encoded answer, handed back once written (no reply; see `RawBuffers`). */
+export interface RecycleMessage {
+  recycle: ArrayBuffer;
+}
+
 /** The reply to one {@link WorkerRequest}. */
 export type WorkerReply =
   | { rid: number; ok: true; result: OpResult<OpName> }

@@ -12,19 +12,21 @@
  *
  * @module
  */
-import type { WorkerRequest } from "./protocol.ts";
+import type { RecycleMessage, WorkerRequest } from "./protocol.ts";
 import { post } from "./outbox.ts";
 import { remember } from "./views.ts";
 import { handle } from "./ops.ts";
 import { panes } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
+import { rawBuffers } from "../../session/snapshot.ts";
 
 /** The worker's global scope (the default lib types `self` as a window). */
 const scope = self as unknown as {
-  onmessage: ((e: MessageEvent<WorkerRequest>) => void) | null;
+  onmessage: ((e: MessageEvent<WorkerRequest | RecycleMessage>) => void) | null;
 };
 
-scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {
+scope.onmessage = async (e: MessageEvent<WorkerRequest | RecycleMessage>) => {
+  if (e.data && "recycle" in e.data) return rawBuffers.give(e.data.recycle);
   const req = e.data;
   try {
     const result = await handle(req);
