@@ -88,8 +88,18 @@ async function checkSelfContained(out: string, stubs: Set<string>): Promise<void
           `(mark it "heavy: true" in src/verbs/mod.ts to load it from source instead)`,
       );
     }
+    const timer = NODE_TIMERS.exec(text);
+    if (timer) {
+      throw new Failure(
+        `${relative(out, file)} calls ${timer[1]}: Deno's global timers load its Node layer ` +
+          `(~7 ms of every start); use src/client/timer.ts`,
+      );
+    }
   }
 }
+
+/** Deno 2.9's global timers are Node's: their first call loads node:timers and what it needs. */
+const NODE_TIMERS = /\b(setTimeout|setInterval|setImmediate)\(/;
 
 /** The file that marks a directory as a build of ours, so a rebuild may empty it. */
 const MARKER = ".paneflow-cli";

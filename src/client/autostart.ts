@@ -7,6 +7,7 @@
 import { Client, clientAddress, isRemote } from "./client.ts";
 import { CliFailure } from "../errors.ts";
 import { dirname, selfCommand, socketPath } from "../paths.ts";
+import { later, sleep } from "./timer.ts";
 
 /** The log file of a detached host on `path`. */
 export function logPath(path: string): string {
@@ -24,13 +25,13 @@ const IDENTIFY_MS = 2000;
 async function answeringPid(path: string): Promise<number | null> {
   const c = await Client.tryConnect(path);
   if (!c) return null;
-  const timer = setTimeout(() => c.close(), IDENTIFY_MS);
+  const cancel = later(IDENTIFY_MS, () => c.close());
   try {
     return (await c.call<{ pid: number }>("system.identify")).pid;
   } catch {
     return null;
   } finally {
-    clearTimeout(timer);
+    cancel();
     c.close();
   }
 }
@@ -68,7 +69,7 @@ export async function startDetached(
     const pid = await answeringPid(path);
     if (pid === child.pid || (shared && pid !== null && exited)) return path;
     if (exited) break;
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
   let tail = "";
   try {

@@ -14,6 +14,7 @@ import { socketPath } from "../paths.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { encodeLine, ndjson } from "../wire/framing.ts";
 import { connectUnix } from "./unix.ts";
+import { later, sleep } from "./timer.ts";
 
 const decoder = new TextDecoder();
 
@@ -83,7 +84,7 @@ export interface Inbound {
 
 interface Pending {
   method: string;
-  timer?: ReturnType<typeof setTimeout>;
+  cancelTimer?: () => void;
   resolve: (res: Record<string, unknown>) => void;
   reject: (e: Error) => void;
 }
@@ -214,7 +215,7 @@ export class Client {
         if (reply && typeof id === "number" && this.#pending.has(id)) {
           const p = this.#pending.get(id)!;
           this.#pending.delete(id);
-          clearTimeout(p.timer);
+          p.cancelTimer?.();
           p.resolve(value);
           continue;
         }
@@ -234,7 +235,7 @@ export class Client {
       this.#ended = true;
       const err = () => this.#refused ? toRpcError(this.#refused) : this.#gone();
       for (const p of this.#pending.values()) {
-        clearTimeout(p.timer);
+        p.cancelTimer?.();
         p.reject(err());
       }
       this.#pending.clear();
@@ -293,7 +294,7 @@ export class Client {
           if (this.#pending.get(id) !== pending) return;
           const left = Math.max(sentAt, this.#heardAt) + ms - Date.now();
           if (left > 0) {
-            pending.timer = setTimeout(check, left);
+            pending.cancelTimer = later(left, check);
             return;
           }
           this.#pending.delete(id);
@@ -304,7 +305,7 @@ export class Client {
             ),
           );
         };
-        pending.timer = setTimeout(check, ms);
+        pending.cancelTimer = later(ms, check);
       }
       this.#pending.set(id, pending);
     });
@@ -321,7 +322,7 @@ export class Client {
     } catch {
       // A host that refused the connection (-32000, too many connections) said why before closing.
       await this.#settled();
-      clearTimeout(this.#pending.get(id)?.timer);
+      this.#pending.get(id)?.cancelTimer?.();
       this.#pending.delete(id);
       if (this.#refused) throw toRpcError(this.#refused);
       throw this.#gone();
@@ -333,7 +334,7 @@ export class Client {
   async #settled(): Promise<void> {
     const deadline = Date.now() + 1000;
     while (!this.#ended && !this.#refused && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
     }
   }
 
@@ -391,14 +392,14 @@ export class Client {
     void this.#pump();
     return new Promise((resolve) => {
       const reader = (m: Inbound | null) => {
-        clearTimeout(timer);
+        cancel();
         resolve(m);
       };
-      const timer = setTimeout(() => {
+      const cancel = later(ms, () => {
         const i = this.#readers.indexOf(reader);
         if (i >= 0) this.#readers.splice(i, 1);
         resolve(undefined);
-      }, ms);
+      });
       this.#readers.push(reader);
     });
   }
@@ -427,18 +428,18 @@ class DeadlinePassed extends Error {}
 
 /** `p`, or DeadlinePassed after `ms` (a value arriving later is handed to `late`). */
 function withDeadline<T>(p: Promise<T>, ms: number, late: (v: T) => void): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = () => {};
   let passed = false;
   p.then((v) => passed && late(v), () => {});
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      cancel = later(ms, () => {
         passed = true;
         reject(new DeadlinePassed());
-      }, ms);
+      });
     }),
-  ]).finally(() => clearTimeout(timer));
+  ]).finally(() => cancel());
 }
 
 function toRpcError(e: WireError): RpcError {

@@ -13,6 +13,7 @@ import { dirname, socketPath } from "../paths.ts";
 import { resolveHost } from "../remote/hosts.ts";
 import { explainSshFailure, relayCommand, type RemoteTarget, sshArgv } from "../remote/ssh.ts";
 import type { Duplex } from "../wire/duplex.ts";
+import { later, sleep } from "./timer.ts";
 
 /** A duplex over an ssh child's stdio; `failure` explains an abnormal end once stdout has closed. */
 export interface SshDuplex extends Duplex {
@@ -54,9 +55,9 @@ export async function sshDuplex(target: RemoteTarget, opts: { start?: boolean } 
         // ssh ended: wait briefly for its status and say why.
         const status = await Promise.race([
           child.status,
-          new Promise<null>((r) => setTimeout(() => r(null), EXIT_GRACE_MS)),
+          sleep(EXIT_GRACE_MS).then(() => null),
         ]);
-        await Promise.race([stderrDone, new Promise((r) => setTimeout(r, 200))]);
+        await Promise.race([stderrDone, sleep(200)]);
         if (!closed) {
           duplex.failure = explainSshFailure(target, status?.code ?? 255, stderr) ??
             (status && status.code !== 0
@@ -80,11 +81,11 @@ export async function sshDuplex(target: RemoteTarget, opts: { start?: boolean } 
       writer.close().catch(() => {});
       reader.cancel().catch(() => {});
       // The relay ends when its stdin does; a hung ssh is not waited for.
-      setTimeout(() => {
+      later(2000, () => {
         try {
           child.kill("SIGTERM");
         } catch { /* exited */ }
-      }, 2000).unref?.();
+      });
       child.status.catch(() => {});
     },
   };

@@ -1,6 +1,7 @@
 import { hookFrame, lastAssistantText } from "../agents/hook.ts";
 import { socketPath } from "../paths.ts";
 import { defineVerb } from "./_verb.ts";
+import { later, sleep } from "../client/timer.ts";
 
 /** Budget for reading the hook's stdin, and for reaching the host. */
 const STDIN_MS = 400;
@@ -8,11 +9,11 @@ const HOST_MS = 400;
 const MAX_STDIN = 1024 * 1024;
 
 function within<T>(ms: number, p: Promise<T>, fallback: T): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = () => {};
   return Promise.race([
     p.catch(() => fallback),
-    new Promise<T>((r) => (timer = setTimeout(() => r(fallback), ms))),
-  ]).finally(() => clearTimeout(timer));
+    new Promise<T>((r) => (cancel = later(ms, () => r(fallback)))),
+  ]).finally(() => cancel());
 }
 
 async function readStdin(): Promise<string> {
@@ -112,7 +113,7 @@ export default defineVerb({
             break;
           }
           if (Date.now() > deadline) break;
-          await new Promise((r) => setTimeout(r, 50));
+          await sleep(50);
         }
       }
       if (event === "Stop" && frame.params.last_result === undefined) {

@@ -3,6 +3,7 @@ import { listPanes, pickOne } from "../client/selectors.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { explainGate } from "./send.ts";
 import { defineVerb } from "./_verb.ts";
+import { later } from "../client/timer.ts";
 
 /** Ctrl-] detaches, as in telnet. */
 const DETACH = 0x1d;
@@ -76,7 +77,7 @@ export default defineVerb({
     const schedule = () => {
       if (pending) return;
       pending = true;
-      setTimeout(() => draw().catch(() => {}), Math.max(0, FRAME_MS - (Date.now() - last)));
+      later(Math.max(0, FRAME_MS - (Date.now() - last)), () => draw().catch(() => {}));
     };
 
     Deno.stdin.setRaw(true);

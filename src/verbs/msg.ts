@@ -1,6 +1,7 @@
 import { CliFailure, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson, printLine, printTable } from "./_verb.ts";
+import { later } from "../client/timer.ts";
 
 const SUBS = ["send", "ls", "show", "wait", "prune"];
 
@@ -151,9 +152,9 @@ export default defineVerb({
               );
             }
             await new Promise<void>((resolve) => {
-              const t = setTimeout(resolve, Math.min(left, 1000));
+              const cancel = later(Math.min(left, 1000), resolve);
               wake = () => {
-                clearTimeout(t);
+                cancel();
                 resolve();
               };
             });

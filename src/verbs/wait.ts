@@ -4,6 +4,7 @@ import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 import { paneIdle } from "../agents/readiness.ts";
+import { later } from "../client/timer.ts";
 
 /** Lines scanned for `--pattern` (SPEC §3). */
 const SCAN_LINES = 500;
@@ -292,13 +293,18 @@ function showProgress(what: string, started: number): { stop(): void } | null {
   const enc = new TextEncoder();
   let drawn = false;
   const draw = (text: string) => Deno.stderr.writeSync(enc.encode(`\r\x1b[K${text}`));
-  const timer = setInterval(() => {
-    drawn = true;
-    draw(`${what} … ${Math.round((Date.now() - started) / 1000)}s`);
-  }, 1000);
+  let cancel = () => {};
+  const tick = () => {
+    cancel = later(1000, () => {
+      drawn = true;
+      draw(`${what} … ${Math.round((Date.now() - started) / 1000)}s`);
+      tick();
+    });
+  };
+  tick();
   return {
     stop() {
-      clearInterval(timer);
+      cancel();
       if (drawn) draw("");
       drawn = false;
     },
