@@ -15,6 +15,13 @@
  * buffer above {@link SEND_HIGH_WATER}) skips the frames in between and gets
  * the newest screen when it catches up, so nothing grows without bound.
  *
+ * The page says which panes it shows (its tiles in view and its focused
+ * pane; none while hidden): only those are fetched and sent to it. Drawing a
+ * tile costs a browser far more than serving it costs the host, so the tile
+ * screens sent to pages are paced by {@link TILE_CELLS_PER_SECOND}, shared by
+ * the pages that show something, and go to a page together, as one message
+ * (docs/web.md: what a person sees, how often, and why).
+ *
  * @module
  */
 import { authorized, isLoopback, sameOrigin, WS_PROTOCOL } from "./auth.ts";
@@ -51,6 +58,8 @@ export const TILE_REQUESTS_PER_SECOND = 100;
  * is not counted: it gets every frame.
  */
 export const TILE_CELLS_PER_SECOND = 60_000;
+/** A page is sent tile screens at most this often (a focused pane's screens go at once). */
+export const PAGE_SCREENS_MS = 100;
 /** ... and this often while a tab shows it focused. */
 export const FOCUS_INTERVAL_MS = 50;
 /** A focused pane's scrollback is fetched at most this often while it changes. */
@@ -124,6 +133,8 @@ class Tab {
   /** Tile cells that may be sent now; refills at {@link share} a second, up to half a second's worth. */
   #cells = 0;
   #cellsAt = performance.now();
+  /** When a page may next be sent tile screens (they go together, at most every {@link PAGE_SCREENS_MS}). */
+  #screensAt = 0;
   /** Frames replaced unsent since the tab fell behind; null while it keeps up. */
   #skipped: number | null = null;
   constructor(readonly ws: WebSocket, private readonly _log: (line: string) => void) {}
@@ -156,9 +167,13 @@ class Tab {
     const cap = this.share / 2;
     this.#cells = Math.min(cap, this.#cells + ((now - this.#cellsAt) / 1000) * this.share);
     this.#cellsAt = now;
-    let waitMs = Infinity;
-    // A tab that says what it shows (the page) takes the screens of one flush as one message.
+    let waitMs = 0; // -1: waiting for the socket to drain
+    // A page (a tab that says what it shows) takes its tile screens together, as one message,
+    // once its budget covers all of them (or is full), at most every PAGE_SCREENS_MS: one
+    // redraw of several tiles costs a browser much less than as many redraws of one tile.
     const batch: string[] = [];
+    const paced = this.view !== null;
+    const screensNow = !paced || this.#screensIn(now, cap) === 0;
     for (const [key, { msg, cells }] of this.#pending) {
       if (this.ws.bufferedAmount > SEND_HIGH_WATER) {
         // A slow tab: wait for it to drain; by then newer frames have replaced the waiting ones.
@@ -170,29 +185,27 @@ class Tab {
           this.#timer = null;
           this.flush();
         }, 50);
-        waitMs = Infinity;
+        waitMs = -1;
         break;
       }
       // Only a page (it says what it shows) is paced; another client gets every frame.
-      if (cells > 0 && this.view !== null) {
-        // A screen larger than the whole budget goes once the budget is full (it then goes below zero).
-        const need = Math.min(cells, cap);
-        if (this.#cells < need) {
-          waitMs = Math.min(waitMs, ((need - this.#cells) / this.share) * 1000);
-          continue;
-        }
+      if (cells > 0 && paced) {
+        // The oldest first; the last one may take the budget below zero (by one screen at most).
+        if (!screensNow || this.#cells <= 0) continue;
         this.#cells -= cells;
       }
       this.#pending.delete(key);
-      if (cells > 0 && this.view !== null) {
+      if (cells > 0 && paced) {
         batch.push(msg);
         continue;
       }
       if (!this.#send(msg)) return;
     }
+    if (batch.length) this.#screensAt = now + PAGE_SCREENS_MS;
+    if (paced && waitMs === 0) waitMs = this.#screensIn(now, cap);
     if (batch.length === 1) this.#send(batch[0]);
     else if (batch.length) this.#send(`{"t":"batch","list":[${batch.join(",")}]}`);
-    if (waitMs !== Infinity) {
+    if (waitMs !== -1 && waitMs !== Infinity) {
       this.#budgetTimer ??= setTimeout(() => {
         this.#budgetTimer = null;
         this.flush();
@@ -202,6 +215,15 @@ class Tab {
       this._log(`paneflow web: the slow tab caught up; ${this.#skipped} older frames were skipped`);
       this.#skipped = null;
     }
+  }
+
+  /** Milliseconds until a page's waiting tile screens may go (0: now; Infinity: none wait). */
+  #screensIn(now: number, cap: number): number {
+    let total = 0;
+    for (const p of this.#pending.values()) total += p.cells;
+    if (total === 0) return Infinity;
+    const need = Math.min(total, cap);
+    return Math.max(0, this.#screensAt - now, ((need - this.#cells) / this.share) * 1000);
   }
 
   #send(msg: string): boolean {
