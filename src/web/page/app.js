@@ -43,7 +43,7 @@
     screens: new Map(), // id -> newest screen message
     focus: null, // { id, term, ... }
     failures: 0,
-    drawn: { tiles: 0, cells: 0, focus: 0 }, // counters, for people poking around and the bench
+    drawn: { tiles: 0, cells: 0, focus: 0, received: 0 }, // counters, for the curious, tests and the bench
   };
   globalThis.paneflowWeb = state; // for people poking around in the console
 
@@ -112,6 +112,7 @@
         for (const one of m.list) onMessage(one);
         break;
       case "screen":
+        state.drawn.received++;
         state.screens.set(m.id, m);
         state.frames.set(m.id, m);
         if (state.focus && state.focus.id === m.id) state.focus.pending = m;
@@ -272,6 +273,7 @@
       gen: -1,
       inView: false, // on screen (IntersectionObserver)
       drawnAt: -Infinity,
+      draws: 0,
       box: { w: 0, h: 0 }, // the screen's box, from the ResizeObserver
       scale: 0,
       resizeObserver: new ResizeObserver((entries) => {
@@ -492,6 +494,7 @@
       state.frames.delete(id);
       replay(tile.term, m, "soft");
       tile.drawnAt = now;
+      tile.draws++;
       tile.gen = m.generation;
       if (!tile.scale) fit(tile);
       state.drawn.tiles++;
