@@ -636,3 +636,34 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "web: a tile follows a program into the alternate screen and back out",
+  ...BROWSER,
+  ...browserTest(),
+  async fn() {
+    await withHost({}, async (host) => {
+      const id = await newPane(
+        host,
+        `printf 'normal-before\\n'; read x; printf '\\033[?1049h\\033[H\\033[7mALT-SCREEN\\033[0m\\n'; read x; printf '\\033[?1049l'; echo normal-after; exec sh`,
+        "alt",
+      );
+      const web = await startWeb(host);
+      const browser = await launchBrowser();
+      try {
+        const { page } = browser;
+        await page.goto(web.url);
+        await waitTile(page, id, "normal-before");
+        await host.call("surface.send_text", { surface_id: id, text: "\r" });
+        const alt = await waitTile(page, id, "ALT-SCREEN");
+        assert.ok(!alt.includes("normal-before"), alt);
+        await host.call("surface.send_text", { surface_id: id, text: "\r" });
+        const back = await waitTile(page, id, "normal-after");
+        assert.ok(back.includes("normal-before") && !back.includes("ALT-SCREEN"), back);
+      } finally {
+        await browser.close();
+        await web.stop();
+      }
+    });
+  },
+});
