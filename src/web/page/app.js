@@ -308,7 +308,9 @@
     const scale = Math.min(W / (c.w * tile.term.cols), H / (c.h * tile.term.rows));
     if (scale === tile.scale) return;
     tile.scale = scale;
-    tile.scaler.style.transform = `scale(${scale})`;
+    // Its own compositing layer (translateZ): a redraw re-records and rasterizes this tile
+    // only, not every tile of the page; the layer is rasterized at this scale, so text stays sharp.
+    tile.scaler.style.transform = `translateZ(0) scale(${scale})`;
   }
 
   // A web font that loads later changes the cell: measure again.
