@@ -13,7 +13,12 @@
  * `--browser` they are real Chromium tabs (the page, xterm.js drawing), which
  * also load the machine the host runs on.
  *
- *   deno run -A bench/web.ts [--tabs 10] [--panes 20] [--seconds 15] [--browser]
+ * With `--browser` it also reports Chromium's CPU (all its processes, by
+ * process type and by renderer thread: /proc), and with `--profile` what one
+ * tab's main thread spent its time on (CDP `Performance` metrics and a
+ * `Profiler` sample of its JavaScript).
+ *
+ *   deno run -A bench/web.ts [--tabs 10] [--panes 20] [--seconds 15] [--browser [--profile]]
  *
  * Writes bench/out/web.json.
  *
@@ -21,6 +26,8 @@
  */
 import { parseArgs } from "node:util";
 import { cleanupAll, MAIN, onCleanup, pingWorker, ROOT, startHost } from "./procs.ts";
+import { chromiumCpu, cpuDelta } from "./_chromium.ts";
+import { type Profile, summarize } from "./_cpuprofile.ts";
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +35,9 @@ const { values } = parseArgs({
     panes: { type: "string", default: "20" },
     seconds: { type: "string", default: "15" },
     browser: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
+    // Skip the phase without the view (when only the view's own cost is wanted).
+    "no-baseline": { type: "boolean", default: false },
   },
 });
 const TABS = Number(values.tabs);
@@ -49,17 +59,34 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+function metrics(r: { metrics: { name: string; value: number }[] }): Record<string, number> {
+  return Object.fromEntries(r.metrics.map((m) => [m.name, m.value]));
+}
+
 /** Measures `SECONDS` of ping round trips and CPU. */
-async function measure(hostPid: number, socket: string, webPid?: number) {
+async function measure(hostPid: number, socket: string, webPid?: number, profile?: string) {
   const { stop } = await pingWorker(socket);
   const t0 = performance.now();
   const c0 = cpuSeconds(hostPid);
   const w0 = webPid ? cpuSeconds(webPid) : 0;
+  const b0 = profile ? chromiumCpu(profile) : null;
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const elapsed = (performance.now() - t0) / 1000;
   const host = (cpuSeconds(hostPid) - c0) / elapsed;
   const web = webPid ? (cpuSeconds(webPid) - w0) / elapsed : 0;
+  const b1 = profile ? chromiumCpu(profile) : null;
   const samples = (await stop()).sort((a, b) => a - b);
+  const chromium = b0 && b1
+    ? {
+      chromium_cpu_core_pct: +([...b1.byType.values()].reduce((a, b) => a + b, 0) -
+        [...b0.byType.values()].reduce((a, b) => a + b, 0)) / elapsed * 100,
+      chromium_by_process: cpuDelta(b0.byType, b1.byType, elapsed),
+      chromium_renderer_threads: cpuDelta(b0.byThread, b1.byThread, elapsed),
+    }
+    : {};
+  if ("chromium_cpu_core_pct" in chromium) {
+    chromium.chromium_cpu_core_pct = +chromium.chromium_cpu_core_pct!.toFixed(1);
+  }
   return {
     ping_p50_ms: +pct(samples, 50).toFixed(3),
     ping_p99_ms: +pct(samples, 99).toFixed(3),
@@ -67,6 +94,7 @@ async function measure(hostPid: number, socket: string, webPid?: number) {
     pings: samples.length,
     host_cpu_core_pct: +(host * 100).toFixed(1),
     web_cpu_core_pct: +(web * 100).toFixed(1),
+    ...chromium,
   };
 }
 
@@ -82,7 +110,16 @@ async function main() {
   // Let the panes start printing.
   await new Promise((r) => setTimeout(r, 2000));
   console.error(`bench web: ${PANES} busy panes; measuring ${SECONDS} s without the web view`);
-  const base = await measure(host.pid, host.socket);
+  const base = values["no-baseline"]
+    ? {
+      ping_p50_ms: NaN,
+      ping_p99_ms: NaN,
+      ping_max_ms: NaN,
+      pings: 0,
+      host_cpu_core_pct: NaN,
+      web_cpu_core_pct: 0,
+    }
+    : await measure(host.pid, host.socket);
   console.error(`  without: ${JSON.stringify(base)}`);
 
   const web = new Deno.Command(Deno.execPath(), {
@@ -113,6 +150,11 @@ async function main() {
 
   const counts = Array.from({ length: TABS }, () => ({ frames: 0, bytes: 0 }));
   const closers: (() => Promise<void>)[] = [];
+  let browserProfile: string | undefined;
+  // deno-lint-ignore no-explicit-any
+  let cdp: any = null;
+  // deno-lint-ignore no-explicit-any
+  const pages: any[] = [];
   if (values.browser) {
     const { chromium } = await import("playwright-core");
     const profile = await Deno.makeTempDir({ prefix: "pf-bench-chromium-" });
@@ -130,7 +172,13 @@ async function main() {
         "--disable-sync",
       ],
     });
-    for (let i = 0; i < TABS; i++) await (await ctx.newPage()).goto(url);
+    browserProfile = profile;
+    for (let i = 0; i < TABS; i++) {
+      const page = await ctx.newPage();
+      await page.goto(url);
+      pages.push(page);
+      if (i === 0 && values.profile) cdp = await ctx.newCDPSession(page);
+    }
     closers.push(async () => {
       await ctx.close();
       await Deno.remove(profile, { recursive: true }).catch(() => {});
@@ -155,7 +203,80 @@ async function main() {
   console.error(
     `bench web: ${TABS} ${values.browser ? "Chromium tabs" : "WebSocket tabs"}; measuring ${SECONDS} s`,
   );
-  const withWeb = await measure(host.pid, host.socket, web.pid);
+  if (cdp) {
+    await cdp.send("Performance.enable");
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 500 });
+    await cdp.send("Profiler.start");
+  }
+  const m0 = cdp ? metrics(await cdp.send("Performance.getMetrics")) : null;
+  // What every tab drew (the page's counters), summed.
+  const drawnIn = (page: typeof pages[0]) =>
+    page.evaluate(() => {
+      // deno-lint-ignore no-explicit-any
+      const s = (globalThis as any).paneflowWeb;
+      if (!s) return null;
+      // deno-lint-ignore no-explicit-any
+      const tiles = [...s.tiles.values()] as any[];
+      return {
+        drawn: s.drawn ? { ...s.drawn } : null,
+        tiles: tiles.length,
+        in_view: tiles.filter((t) => t.inView).length,
+        sizes: [...new Set(tiles.map((t) => `${t.term.cols}x${t.term.rows}@${(t.scale ?? 0).toFixed(2)}`))],
+      };
+    });
+  const drawn = async () => {
+    const all = await Promise.all(pages.map(drawnIn));
+    const first = all[0];
+    if (!first?.drawn) return first ?? null;
+    for (const d of all.slice(1)) {
+      if (!d?.drawn) continue;
+      first.drawn.tiles += d.drawn.tiles;
+      first.drawn.cells += d.drawn.cells;
+      first.drawn.focus += d.drawn.focus;
+    }
+    return first;
+  };
+  const d0 = pages.length ? await drawn() : null;
+  const withWeb = await measure(host.pid, host.socket, web.pid, browserProfile);
+  const d1 = pages.length ? await drawn() : null;
+  // What the tabs drew, all together, and Chromium's CPU time per tile drawn.
+  const tabsDrew = d0?.drawn && d1?.drawn
+    ? {
+      tiles_in_view_per_tab: d1.in_view,
+      tile_sizes: d1.sizes,
+      tiles_drawn_per_s: +((d1.drawn.tiles - d0.drawn.tiles) / SECONDS).toFixed(1),
+      cells_drawn_per_s: Math.round((d1.drawn.cells - d0.drawn.cells) / SECONDS),
+      chromium_cpu_ms_per_tile_drawn: +(
+        (("chromium_cpu_core_pct" in withWeb ? withWeb.chromium_cpu_core_pct! : 0) * 10 * SECONDS) /
+        Math.max(1, d1.drawn.tiles - d0.drawn.tiles)
+      ).toFixed(2),
+    }
+    : null;
+  if (tabsDrew) console.error(`  drawn:   ${JSON.stringify(tabsDrew)}`);
+  let tab0: unknown = null;
+  if (cdp && m0) {
+    const m1 = metrics(await cdp.send("Performance.getMetrics"));
+    const { profile } = await cdp.send("Profiler.stop") as { profile: Profile };
+    const { fns } = summarize(profile);
+    const span = m1.Timestamp - m0.Timestamp;
+    const share = (k: string) => +(((m1[k] - m0[k]) / span) * 100).toFixed(1);
+    tab0 = {
+      main_thread_core_pct: {
+        task: share("TaskDuration"),
+        script: share("ScriptDuration"),
+        layout: share("LayoutDuration"),
+        recalc_style: share("RecalcStyleDuration"),
+      },
+      layouts_per_s: +((m1.LayoutCount - m0.LayoutCount) / span).toFixed(1),
+      style_recalcs_per_s: +((m1.RecalcStyleCount - m0.RecalcStyleCount) / span).toFixed(1),
+      nodes: m1.Nodes,
+      js_top_ms: Object.fromEntries(
+        [...fns].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => [k, +v.toFixed(0)]),
+      ),
+    };
+    console.error(`  tab 0:   ${JSON.stringify(tab0, null, 2)}`);
+  }
   const frames = counts.map((c) => c.frames);
   console.error(`  with:    ${JSON.stringify(withWeb)}`);
   for (const close of closers) await close();
@@ -169,6 +290,8 @@ async function main() {
     seconds: SECONDS,
     without_web: base,
     with_web: withWeb,
+    ...(tabsDrew ? { tabs_drew: tabsDrew } : {}),
+    ...(tab0 ? { profiled_tab: tab0 } : {}),
     extra_host_cpu_core_pct: extra,
     extra_host_cpu_relative_pct: +((extra / Math.max(0.1, base.host_cpu_core_pct)) * 100).toFixed(1),
     frames_per_tab_per_s: values.browser

@@ -549,3 +549,121 @@ Deno.test("web: a tab that stops reading is not buffered without bound; other ta
     assert.match(web.stderr(), /a slow tab closed; \d+ frames were skipped/);
   });
 });
+
+/** The highest `tick-<tag>-N` a text shows (0: none). */
+function lastTick(text: string | null, tag: string): number {
+  let n = 0;
+  for (const m of (text ?? "").matchAll(new RegExp(`tick-${tag}-(\\d+)`, "g"))) n = Math.max(n, Number(m[1]));
+  return n;
+}
+
+Deno.test({
+  name: "web: tiles out of view and hidden tabs are neither sent nor drawn; they catch up when shown",
+  ...BROWSER,
+  ...browserTest(),
+  async fn() {
+    await withHost({}, async (host) => {
+      const ticker = (tag: string) => `i=0; while :; do i=$((i+1)); echo tick-${tag}-$i; sleep 0.05; done`;
+      const a = await newPane(host, ticker("a"), "seen");
+      const b = await newPane(host, ticker("b"), "below");
+      const web = await startWeb(host);
+      const browser = await launchBrowser();
+      try {
+        const { page } = browser;
+        // A short window: the second workspace is far below the fold.
+        await page.setViewportSize({ width: 1000, height: 300 });
+        await page.goto(web.url);
+        await waitTile(page, a, /tick-a-\d+/);
+        const below = await page.evaluate((id) => {
+          const r = document.querySelector(`.tile[data-surface-id="${id}"]`)!.getBoundingClientRect();
+          return r.top - innerHeight;
+        }, b);
+        assert.ok(below > 250, `tile ${b} is ${below} px below the window`);
+        const stats = () =>
+          page.evaluate(([a, b]) => {
+            // deno-lint-ignore no-explicit-any
+            const s = (globalThis as any).paneflowWeb;
+            return { a: s.tiles.get(a).draws, b: s.tiles.get(b).draws, received: s.drawn.received };
+          }, [a, b]);
+        // The tile in view moves; the one below is never drawn.
+        const s0 = await stats();
+        await waitUntil("tile a to be redrawn", async () => (await stats()).a >= s0.a + 5, {
+          timeoutMs: 10_000,
+        });
+        assert.equal((await stats()).b, 0, "the tile out of view was drawn");
+        // Scrolled into view: it shows the pane's newest output at once.
+        const hostB = lastTick(await screenText(host, b), "b");
+        await page.evaluate(
+          (id) => document.querySelector(`.tile[data-surface-id="${id}"]`)!.scrollIntoView(),
+          b,
+        );
+        await waitUntil("tile b to catch up", async () => lastTick(await tileText(page, b), "b") >= hostB, {
+          timeoutMs: 5_000,
+        });
+
+        // Hidden (another tab in front): nothing is sent or drawn; shown again, it catches up.
+        const setHidden = (hidden: boolean) =>
+          page.evaluate((hidden) => {
+            Object.defineProperty(document, "visibilityState", {
+              configurable: true,
+              get: () => hidden ? "hidden" : "visible",
+            });
+            document.dispatchEvent(new Event("visibilitychange"));
+          }, hidden);
+        await setHidden(true);
+        // What was already on its way may still come; then nothing.
+        const t0 = performance.now();
+        await waitUntil("half a second", () => performance.now() - t0 > 500, { timeoutMs: 5_000 });
+        const h0 = await stats();
+        const t1 = performance.now();
+        await waitUntil("two seconds hidden", () => performance.now() - t1 > 2000, { timeoutMs: 10_000 });
+        const h1 = await stats();
+        assert.equal(h1.received, h0.received, "screens were sent to a hidden tab");
+        assert.equal(h1.a + h1.b, h0.a + h0.b, "tiles were drawn in a hidden tab");
+        const hostA = lastTick(await screenText(host, a), "a");
+        await setHidden(false);
+        await page.evaluate(
+          (id) => document.querySelector(`.tile[data-surface-id="${id}"]`)!.scrollIntoView(),
+          a,
+        );
+        await waitUntil("tile a to catch up", async () => lastTick(await tileText(page, a), "a") >= hostA, {
+          timeoutMs: 5_000,
+        });
+      } finally {
+        await browser.close();
+        await web.stop();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name: "web: a tile follows a program into the alternate screen and back out",
+  ...BROWSER,
+  ...browserTest(),
+  async fn() {
+    await withHost({}, async (host) => {
+      const id = await newPane(
+        host,
+        `printf 'normal-before\\n'; read x; printf '\\033[?1049h\\033[H\\033[7mALT-SCREEN\\033[0m\\n'; read x; printf '\\033[?1049l'; echo normal-after; exec sh`,
+        "alt",
+      );
+      const web = await startWeb(host);
+      const browser = await launchBrowser();
+      try {
+        const { page } = browser;
+        await page.goto(web.url);
+        await waitTile(page, id, "normal-before");
+        await host.call("surface.send_text", { surface_id: id, text: "\r" });
+        const alt = await waitTile(page, id, "ALT-SCREEN");
+        assert.ok(!alt.includes("normal-before"), alt);
+        await host.call("surface.send_text", { surface_id: id, text: "\r" });
+        const back = await waitTile(page, id, "normal-after");
+        assert.ok(back.includes("normal-before") && !back.includes("ALT-SCREEN"), back);
+      } finally {
+        await browser.close();
+        await web.stop();
+      }
+    });
+  },
+});

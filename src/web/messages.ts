@@ -21,6 +21,8 @@ export const EVENT_TYPES = [
 /** A message from a tab. */
 export const ClientMessage = z.discriminatedUnion("t", [
   z.strictObject({ t: z.literal("focus"), id: z.number().int().min(1).nullable() }),
+  // The panes this tab shows (its tiles in view, its focused pane); a hidden tab sends none.
+  z.strictObject({ t: z.literal("view"), ids: z.array(z.number().int().min(1)).max(4096) }),
   z.strictObject({
     t: z.literal("input"),
     id: z.number().int().min(1),

@@ -15,6 +15,13 @@
  * buffer above {@link SEND_HIGH_WATER}) skips the frames in between and gets
  * the newest screen when it catches up, so nothing grows without bound.
  *
+ * The page says which panes it shows (its tiles in view and its focused
+ * pane; none while hidden): only those are fetched and sent to it. Drawing a
+ * tile costs a browser far more than serving it costs the host, so the tile
+ * screens sent to pages are paced by {@link TILE_CELLS_PER_SECOND}, shared by
+ * the pages that show something, and go to a page together, as one message
+ * (docs/web.md: what a person sees, how often, and why).
+ *
  * @module
  */
 import { authorized, isLoopback, sameOrigin, WS_PROTOCOL } from "./auth.ts";
@@ -39,6 +46,20 @@ export const CELLS_PER_SECOND = 1_000_000;
  * 200 ms.
  */
 export const TILE_REQUESTS_PER_SECOND = 100;
+/**
+ * Cells of tile screens sent per second at most, to all tabs together,
+ * shared evenly by the tabs that show something (a hidden tab, or one with
+ * no tile in view, takes no share). Drawing a tile costs the browser far
+ * more than it costs the host (Chromium: ~3-5 µs of CPU per cell drawn,
+ * bench/web.ts), and browsers often run on the host's machine: this bounds
+ * what all open tabs together draw. One tab gets it all (twenty 66×11
+ * tiles in view: each ~4 times a second; fewer tiles: every frame, 10 a
+ * second); ten tabs in view at once each get a tenth. A tab's focused pane
+ * is not counted: it gets every frame.
+ */
+export const TILE_CELLS_PER_SECOND = 60_000;
+/** A page is sent tile screens at most this often (a focused pane's screens go at once). */
+export const PAGE_SCREENS_MS = 100;
 /** ... and this often while a tab shows it focused. */
 export const FOCUS_INTERVAL_MS = 50;
 /** A focused pane's scrollback is fetched at most this often while it changes. */
@@ -90,27 +111,70 @@ interface PaneMirror {
   fullAt: number;
 }
 
+/** A message waiting for a tab: its text and, for a tile's screen, its cells (what it costs to draw). */
+interface Pending {
+  msg: string;
+  cells: number;
+}
+
 /** One open tab. */
 class Tab {
   focus: number | null = null;
+  /** The panes the tab shows (tiles in view, its focused pane); null: all (it never said). */
+  view: Set<number> | null = null;
+  /** Tile cells a second this tab may be sent (its share of {@link TILE_CELLS_PER_SECOND}). */
+  share = TILE_CELLS_PER_SECOND;
   /** Input messages sent to the host and not answered yet. */
   inputInFlight = 0;
   /** The newest message of each kind not yet sent (a pane's frame replaces its older one). */
-  #pending = new Map<string, string>();
+  #pending = new Map<string, Pending>();
   #timer: ReturnType<typeof setTimeout> | null = null;
+  #budgetTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Tile cells that may be sent now; refills at {@link share} a second, up to half a second's worth. */
+  #cells = 0;
+  #cellsAt = performance.now();
+  /** When a page may next be sent tile screens (they go together, at most every {@link PAGE_SCREENS_MS}). */
+  #screensAt = 0;
   /** Frames replaced unsent since the tab fell behind; null while it keeps up. */
   #skipped: number | null = null;
   constructor(readonly ws: WebSocket, private readonly _log: (line: string) => void) {}
 
-  queue(key: string, msg: string): void {
+  /** Whether the tab shows this pane's screen. */
+  wants(id: number): boolean {
+    return this.view === null || this.view.has(id) || this.focus === id;
+  }
+
+  /** Whether this is a page that draws something (a hidden page, or one with no tile in view, does not). */
+  get drawing(): boolean {
+    return this.view !== null && (this.view.size > 0 || this.focus !== null);
+  }
+
+  /** Forgets a message not sent yet. */
+  unqueue(key: string): void {
+    this.#pending.delete(key);
+  }
+
+  /** Queues a message; a tile's screen says its cells, and waits for the tab's budget. */
+  queue(key: string, msg: string, cells = 0): void {
     if (this.#pending.delete(key) && this.#skipped !== null) this.#skipped++;
-    this.#pending.set(key, msg);
+    this.#pending.set(key, { msg, cells });
     this.flush();
   }
 
   flush(): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
-    for (const [key, msg] of this.#pending) {
+    const now = performance.now();
+    const cap = this.share / 2;
+    this.#cells = Math.min(cap, this.#cells + ((now - this.#cellsAt) / 1000) * this.share);
+    this.#cellsAt = now;
+    let waitMs = 0; // -1: waiting for the socket to drain
+    // A page (a tab that says what it shows) takes its tile screens together, as one message,
+    // once its budget covers all of them (or is full), at most every PAGE_SCREENS_MS: one
+    // redraw of several tiles costs a browser much less than as many redraws of one tile.
+    const batch: string[] = [];
+    const paced = this.view !== null;
+    const screensNow = !paced || this.#screensIn(now, cap) === 0;
+    for (const [key, { msg, cells }] of this.#pending) {
       if (this.ws.bufferedAmount > SEND_HIGH_WATER) {
         // A slow tab: wait for it to drain; by then newer frames have replaced the waiting ones.
         if (this.#skipped === null) {
@@ -121,24 +185,59 @@ class Tab {
           this.#timer = null;
           this.flush();
         }, 50);
-        return;
+        waitMs = -1;
+        break;
+      }
+      // Only a page (it says what it shows) is paced; another client gets every frame.
+      if (cells > 0 && paced) {
+        // The oldest first; the last one may take the budget below zero (by one screen at most).
+        if (!screensNow || this.#cells <= 0) continue;
+        this.#cells -= cells;
       }
       this.#pending.delete(key);
-      try {
-        this.ws.send(msg);
-      } catch {
-        return;
+      if (cells > 0 && paced) {
+        batch.push(msg);
+        continue;
       }
+      if (!this.#send(msg)) return;
     }
-    if (this.#skipped !== null) {
+    if (batch.length) this.#screensAt = now + PAGE_SCREENS_MS;
+    if (paced && waitMs === 0) waitMs = this.#screensIn(now, cap);
+    if (batch.length === 1) this.#send(batch[0]);
+    else if (batch.length) this.#send(`{"t":"batch","list":[${batch.join(",")}]}`);
+    if (waitMs !== -1 && waitMs !== Infinity) {
+      this.#budgetTimer ??= setTimeout(() => {
+        this.#budgetTimer = null;
+        this.flush();
+      }, Math.max(1, Math.ceil(waitMs)));
+    }
+    if (this.#skipped !== null && this.ws.bufferedAmount <= SEND_HIGH_WATER) {
       this._log(`paneflow web: the slow tab caught up; ${this.#skipped} older frames were skipped`);
       this.#skipped = null;
     }
   }
 
+  /** Milliseconds until a page's waiting tile screens may go (0: now; Infinity: none wait). */
+  #screensIn(now: number, cap: number): number {
+    let total = 0;
+    for (const p of this.#pending.values()) total += p.cells;
+    if (total === 0) return Infinity;
+    const need = Math.min(total, cap);
+    return Math.max(0, this.#screensAt - now, ((need - this.#cells) / this.share) * 1000);
+  }
+
+  #send(msg: string): boolean {
+    try {
+      this.ws.send(msg);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   dispose(): void {
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
+    for (const t of [this.#timer, this.#budgetTimer]) if (t !== null) clearTimeout(t);
+    this.#timer = this.#budgetTimer = null;
     this.#pending.clear();
     if (this.#skipped !== null) {
       this._log(`paneflow web: a slow tab closed; ${this.#skipped} frames were skipped`);
@@ -188,11 +287,25 @@ class Mirror {
   }
 
   /** What a new tab needs: the host state, the layout, the fleet and every screen we hold. */
+  /** Shares {@link TILE_CELLS_PER_SECOND} among the pages that draw something. */
+  reshare(): void {
+    let showing = 0;
+    for (const tab of this.tabs) if (tab.drawing) showing++;
+    for (const tab of this.tabs) tab.share = TILE_CELLS_PER_SECOND / Math.max(1, showing);
+  }
+
+  #cellsOf(id: number): number {
+    return this.panes.get(id)?.cells ?? 0;
+  }
+
   welcome(tab: Tab): void {
+    this.reshare();
     tab.queue("hello", JSON.stringify({ t: "hello", input: this.inputState(), host: this.#hostMsg() }));
     if (this.#layoutMsg) tab.queue("layout", this.#layoutMsg);
     if (this.#fleetMsg) tab.queue("fleet", this.#fleetMsg);
-    for (const [id, msg] of this.#screens) tab.queue(`screen:${id}`, msg);
+    for (const [id, msg] of this.#screens) {
+      if (tab.wants(id)) tab.queue(`screen:${id}`, msg, this.#cellsOf(id));
+    }
     this.#schedule(0);
   }
 
@@ -377,14 +490,16 @@ class Mirror {
     try {
       const focused = new Set<number>();
       for (const tab of this.tabs) if (tab.focus !== null) focused.add(tab.focus);
+      // Only panes some tab shows (a tile in view in a visible tab, or focused) are asked for.
+      const shown = [...this.panes.values()].filter((p) => [...this.tabs].some((t) => t.wants(p.id)));
       let cells = 0;
-      for (const pane of this.panes.values()) cells += pane.cells;
+      for (const pane of shown) cells += pane.cells;
       const tileInterval = Math.max(
         TILE_INTERVAL_MS,
         (cells / CELLS_PER_SECOND) * 1000,
-        (this.panes.size / TILE_REQUESTS_PER_SECOND) * 1000,
+        (shown.length / TILE_REQUESTS_PER_SECOND) * 1000,
       );
-      for (const pane of [...this.panes.values()]) {
+      for (const pane of shown) {
         const link = this.link;
         if (!link) break;
         const interval = focused.has(pane.id) ? FOCUS_INTERVAL_MS : tileInterval;
@@ -428,7 +543,11 @@ class Mirror {
     pane.shownGen = gen;
     const msg = JSON.stringify({ t: "screen", id: pane.id, ...r });
     this.#screens.set(pane.id, msg);
-    for (const tab of this.tabs) tab.queue(`screen:${pane.id}`, msg);
+    const cells = (r.cols as number) * (r.rows as number);
+    for (const tab of this.tabs) {
+      // The focused pane is not held back by the tab's budget.
+      if (tab.wants(pane.id)) tab.queue(`screen:${pane.id}`, msg, tab.focus === pane.id ? 0 : cells);
+    }
   }
 
   async #fetchFull(link: HostLink, pane: PaneMirror): Promise<void> {
@@ -458,8 +577,23 @@ class Mirror {
     }
     if (!parsed.success) return fail(`Message refused: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     const msg = parsed.data;
+    if (msg.t === "view") {
+      const before = tab.view;
+      tab.view = new Set(msg.ids);
+      for (const [id, screen] of this.#screens) {
+        if (!tab.wants(id)) tab.unqueue(`screen:${id}`);
+        // A pane back in view (or a tab shown again) gets the newest screen at once.
+        else if (before !== null && !before.has(id) && tab.focus !== id) {
+          tab.queue(`screen:${id}`, screen, this.#cellsOf(id));
+        }
+      }
+      this.reshare();
+      this.#schedule(0);
+      return;
+    }
     if (msg.t === "focus") {
       tab.focus = msg.id;
+      this.reshare();
       const pane = msg.id === null ? undefined : this.panes.get(msg.id);
       if (pane) {
         pane.fullGen = -1;
@@ -537,6 +671,7 @@ export async function startWeb(opts: WebOptions): Promise<WebServer> {
       socket.onmessage = (e) => void mirror.onMessage(tab, e.data);
       socket.onclose = () => {
         mirror.tabs.delete(tab);
+        mirror.reshare();
         tab.dispose();
       };
       socket.onerror = () => {};

@@ -39,9 +39,11 @@
     fleet: [],
     fleetAt: 0,
     tiles: new Map(), // id -> tile
-    frames: new Map(), // id -> newest screen message not yet drawn
+    frames: new Map(), // id -> newest screen message not yet drawn in its tile
+    screens: new Map(), // id -> newest screen message
     focus: null, // { id, term, ... }
     failures: 0,
+    drawn: { tiles: 0, cells: 0, focus: 0, received: 0 }, // counters, for the curious, tests and the bench
   };
   globalThis.paneflowWeb = state; // for people poking around in the console
 
@@ -56,6 +58,8 @@
     ws.onopen = () => {
       state.connected = true;
       state.failures = 0;
+      sentView = null;
+      sendView();
       if (state.focus) send({ t: "focus", id: state.focus.id });
       renderBanner();
     };
@@ -103,8 +107,15 @@
         renderFleet();
         break;
       }
+      case "batch":
+        // Screens the server sent together (it paces them: see docs/web.md).
+        for (const one of m.list) onMessage(one);
+        break;
       case "screen":
+        state.drawn.received++;
+        state.screens.set(m.id, m);
         state.frames.set(m.id, m);
+        if (state.focus && state.focus.id === m.id) state.focus.pending = m;
         scheduleDraw();
         break;
       case "full":
@@ -186,15 +197,16 @@
     root.replaceChildren(...sections);
     for (const [id, tile] of state.tiles) {
       if (!keep.has(id)) {
+        viewObserver.unobserve(tile.el);
+        tile.resizeObserver.disconnect();
         tile.term.dispose();
         state.tiles.delete(id);
         state.frames.delete(id);
+        state.screens.delete(id);
       }
     }
-    for (const id of keep) {
-      renderHead(id);
-      fit(state.tiles.get(id));
-    }
+    for (const id of keep) renderHead(id);
+    sendView();
     if (state.focus && !state.panes.has(state.focus.id)) closeFocus();
     renderFleet();
   }
@@ -250,22 +262,94 @@
       ...FONT,
     });
     term.open(scaler);
-    tile = { id, el: root, head: parts, screen, scaler, term, gen: -1 };
+    tile = {
+      id,
+      el: root,
+      head: parts,
+      shown: {}, // what the header shows, so unchanged text is not set again
+      screen,
+      scaler,
+      term,
+      gen: -1,
+      inView: false, // on screen (IntersectionObserver)
+      drawnAt: -Infinity,
+      draws: 0,
+      box: { w: 0, h: 0 }, // the screen's box, from the ResizeObserver
+      scale: 0,
+      resizeObserver: new ResizeObserver((entries) => {
+        const r = entries[entries.length - 1].contentRect;
+        tile.box = { w: r.width, h: r.height };
+        fit(tile);
+      }),
+    };
     state.tiles.set(id, tile);
     root.addEventListener("click", () => openFocus(id));
-    new ResizeObserver(() => fit(tile)).observe(screen);
+    tile.resizeObserver.observe(screen);
+    viewObserver.observe(root);
     return tile;
   }
 
-  /** Scales a terminal to fit its box, keeping its aspect. */
+  // Every terminal uses the same font: one cell's size, measured once (a forced layout).
+  let cell = null;
+  function cellSize(term, scaler) {
+    if (cell) return cell;
+    const inner = scaler.querySelector(".xterm-screen");
+    if (!inner || !inner.offsetWidth || !inner.offsetHeight) return null;
+    cell = { w: inner.offsetWidth / term.cols, h: inner.offsetHeight / term.rows };
+    return cell;
+  }
+
+  /** Scales a terminal to fit its box, keeping its aspect (on resizes only: it reads no layout). */
   function fit(tile) {
     if (!tile) return;
-    const inner = tile.scaler.querySelector(".xterm-screen");
-    if (!inner) return;
-    const w = inner.offsetWidth, h = inner.offsetHeight;
-    const W = tile.screen.clientWidth, H = tile.screen.clientHeight;
-    if (!w || !h || !W || !H) return;
-    tile.scaler.style.transform = `scale(${Math.min(W / w, H / h)})`;
+    const c = cellSize(tile.term, tile.scaler);
+    const { w: W, h: H } = tile.box;
+    if (!c || !W || !H) return;
+    const scale = Math.min(W / (c.w * tile.term.cols), H / (c.h * tile.term.rows));
+    if (scale === tile.scale) return;
+    tile.scale = scale;
+    // Its own compositing layer (translateZ): a redraw re-records and rasterizes this tile
+    // only, not every tile of the page; the layer is rasterized at this scale, so text stays sharp.
+    tile.scaler.style.transform = `translateZ(0) scale(${scale})`;
+  }
+
+  // A web font that loads later changes the cell: measure again.
+  if (document.fonts) {
+    document.fonts.addEventListener("loadingdone", () => {
+      cell = null;
+      for (const tile of state.tiles.values()) fit(tile);
+      fitFocus();
+    });
+  }
+
+  // ---- what is on screen -------------------------------------------------
+  // Tiles scrolled out of view are not drawn (their newest frame waits), and
+  // the server is told which panes this tab shows, so it sends no others; a
+  // hidden tab shows none, and gets the newest screens when it is shown again.
+  const viewObserver = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const tile = state.tiles.get(Number(e.target.dataset.surfaceId));
+      if (tile) tile.inView = e.isIntersecting;
+    }
+    sendView();
+    scheduleDraw();
+  }, { rootMargin: "200px" });
+  document.addEventListener("visibilitychange", () => {
+    sendView();
+    scheduleDraw();
+  });
+  let sentView = null;
+  function sendView() {
+    const ids = [];
+    if (document.visibilityState !== "hidden") {
+      for (const tile of state.tiles.values()) if (tile.inView) ids.push(tile.id);
+      if (state.focus && !ids.includes(state.focus.id)) ids.push(state.focus.id);
+    }
+    ids.sort((a, b) => a - b);
+    const key = ids.join(",");
+    if (key === sentView || !state.ws || state.ws.readyState !== WebSocket.OPEN) return;
+    sentView = key;
+    send({ t: "view", ids });
   }
 
   function agentOf(id) {
@@ -301,12 +385,25 @@
     const tile = state.tiles.get(id);
     const p = state.panes.get(id);
     if (!tile || !p) return;
-    tile.head.id.textContent = `#${id}`;
-    tile.head.name.textContent = p.name || "";
-    tile.head.cmd.textContent = p.cmd;
-    tile.head.cmd.title = `${p.cmd}\n${p.cwd}`;
-    badge(tile.head.badge, id);
-    tile.el.classList.toggle("exited", Boolean(p.exited));
+    const a = agentOf(id);
+    // Only what changed is touched: an unchanged header costs no style or layout work.
+    const key = JSON.stringify([
+      p.name,
+      p.cmd,
+      p.cwd,
+      p.exited,
+      p.exit_code,
+      a && [a.state, a.message, a.tool],
+    ]);
+    if (tile.shown.key !== key) {
+      tile.shown.key = key;
+      tile.head.id.textContent = `#${id}`;
+      tile.head.name.textContent = p.name || "";
+      tile.head.cmd.textContent = p.cmd;
+      tile.head.cmd.title = `${p.cmd}\n${p.cwd}`;
+      badge(tile.head.badge, id);
+      tile.el.classList.toggle("exited", Boolean(p.exited));
+    }
     if (state.focus && state.focus.id === id) renderFocusHead();
   }
 
@@ -319,60 +416,112 @@
       ? `${Math.floor(s / 60)}m ${s % 60}s`
       : `${Math.floor(s / 3600)}h ${Math.floor(s / 60) % 60}m`;
   }
+  let fleetShown = null;
   function renderFleet() {
-    const strip = $("#fleet");
-    const cards = [];
     const elapsed = Date.now() - state.fleetAt;
-    for (const row of state.fleet) {
-      const id = row.surface_id;
-      const a = state.agents.get(id) || row;
-      const card = el("div", "card");
-      card.dataset.surfaceId = String(id);
-      card.append(el("div", "who", `#${id} ${row.surface_name || ""} · ${row.tool || "?"}`));
-      const b = el("span", "badge");
-      b.className = `badge ${a.state}`;
-      b.textContent = a.state.replace(/_/g, " ");
-      card.append(b);
-      if (a.message) card.append(el("div", "msg", a.message));
+    const rows = state.fleet.map((row) => {
+      const a = state.agents.get(row.surface_id) || row;
       const base = a.state === "waiting_for_input" ? row.waiting_ms : row.idle_ms;
-      if (typeof base === "number") {
-        const verb = a.state === "waiting_for_input" ? "waiting" : a.state === "thinking" ? "quiet" : "idle";
-        card.append(el("div", "age", `${verb} ${ago(base + elapsed)}`));
-      }
-      card.addEventListener("click", () => openFocus(id));
-      cards.push(card);
-    }
+      const verb = a.state === "waiting_for_input" ? "waiting" : a.state === "thinking" ? "quiet" : "idle";
+      return {
+        id: row.surface_id,
+        who: `#${row.surface_id} ${row.surface_name || ""} · ${row.tool || "?"}`,
+        state: a.state,
+        message: a.message || "",
+        age: typeof base === "number" ? `${verb} ${ago(base + elapsed)}` : "",
+      };
+    });
+    // The strip is rebuilt only when what it shows changed (ages tick once a second).
+    const key = JSON.stringify(rows);
+    if (key === fleetShown) return;
+    fleetShown = key;
+    const cards = rows.map((r) => {
+      const card = el("div", "card");
+      card.dataset.surfaceId = String(r.id);
+      card.append(el("div", "who", r.who));
+      card.append(el("span", `badge ${r.state}`, r.state.replace(/_/g, " ")));
+      if (r.message) card.append(el("div", "msg", r.message));
+      if (r.age) card.append(el("div", "age", r.age));
+      card.addEventListener("click", () => openFocus(r.id));
+      return card;
+    });
     if (!cards.length) cards.push(el("span", "none", "No agents running"));
-    strip.replaceChildren(...cards);
+    $("#fleet").replaceChildren(...cards);
   }
   setInterval(() => state.fleet.length && renderFleet(), 1000);
 
   // ---- drawing -----------------------------------------------------------
+  // One draw per animation frame for the whole tab: the focused view and
+  // every tile with a newer screen, each once, the newest screen only. The
+  // server paces the screens (each tab gets its share of what all tabs may
+  // draw a second; the focused pane every frame: docs/web.md). Tiles out of
+  // view and tiles of a hidden tab are not drawn (and not sent); tiles behind
+  // the focused view are drawn at most once a second.
+  const BEHIND_FOCUS_MS = 1000;
   let drawQueued = false;
+  let drawTimer = null;
   function scheduleDraw() {
     if (drawQueued) return;
     drawQueued = true;
+    if (drawTimer !== null) clearTimeout(drawTimer);
+    drawTimer = null;
     requestAnimationFrame(draw);
   }
-  /** Draws the newest frame of each pane that changed: one write per pane per animation frame. */
-  function draw() {
+  function scheduleDrawIn(ms) {
+    if (drawQueued || drawTimer !== null) return;
+    drawTimer = setTimeout(() => {
+      drawTimer = null;
+      scheduleDraw();
+    }, Math.max(1, Math.ceil(ms)));
+  }
+  /** Draws the newest frame of the focused pane and of the tiles that are due. */
+  function draw(now) {
     drawQueued = false;
+    const f = state.focus;
+    if (f && f.pending) {
+      const m = f.pending;
+      f.pending = null;
+      drawFocusScreen(m);
+      state.drawn.focus++;
+    }
+    if (document.visibilityState === "hidden") return;
+    let wait = Infinity;
     for (const [id, m] of state.frames) {
       const tile = state.tiles.get(id);
-      if (!tile) continue; // its tile comes with the next layout
+      if (!tile || !tile.inView) continue; // drawn when its tile comes, or comes into view
+      if (f && tile.drawnAt + BEHIND_FOCUS_MS > now) {
+        wait = Math.min(wait, tile.drawnAt + BEHIND_FOCUS_MS - now);
+        continue;
+      }
       state.frames.delete(id);
-      replay(tile.term, m, true);
+      replay(tile.term, m, "soft");
+      tile.drawnAt = now;
+      tile.draws++;
       tile.gen = m.generation;
-      tile.el.dataset.generation = String(m.generation);
-      if (state.focus && state.focus.id === id) drawFocusScreen(m);
-      fit(tile);
+      if (!tile.scale) fit(tile);
+      state.drawn.tiles++;
+      state.drawn.cells += m.cols * m.rows;
     }
+    if (wait !== Infinity) scheduleDrawIn(wait);
   }
 
+  // A tile's terminal keeps no scrollback: instead of a full reset (RIS: new
+  // buffers, the renderer cleared, the viewport synced), the normal screen,
+  // a soft reset (DECSTR: modes, margins, attributes, charsets) and a clear.
+  const SOFT_RESET = "\x1b[?1049l\x1b[!p\x1b[H\x1b[2J";
   function replay(term, m, reset) {
-    if (term.cols !== m.cols || term.rows !== m.rows) term.resize(m.cols, m.rows);
+    const resized = term.cols !== m.cols || term.rows !== m.rows;
+    if (resized) term.resize(m.cols, m.rows);
     const tail = m.cursor_visible ? "\x1b[?25h" : "\x1b[?25l";
-    term.write((reset ? "\x1bc" : "\x1b[H\x1b[2J") + m.ansi + tail);
+    const head = reset === "soft" ? SOFT_RESET : reset ? "\x1bc" : "\x1b[H\x1b[2J";
+    term.write(head + m.ansi + tail);
+    if (resized) {
+      if (state.focus && state.focus.term === term) fitFocus();
+      else {
+        const tile = state.tiles.get(m.id);
+        if (tile && tile.term === term) fit(tile);
+      }
+    }
   }
 
   // ---- focus -------------------------------------------------------------
@@ -415,7 +564,7 @@
       ...FONT,
     });
     term.open(focusScaler);
-    state.focus = { id, term, held: null, full: false };
+    state.focus = { id, term, held: null, full: false, pending: null, scale: 0 };
     focusEl.classList.add("show");
     focusEl.dataset.surfaceId = String(id);
     term.onData((data) => {
@@ -425,14 +574,12 @@
     term.onScroll(() => {
       if (atBottom()) applyHeld();
     });
-    const tile = state.tiles.get(id);
-    if (tile) {
-      // Until the scrollback comes, the tile's screen.
-      const last = state.frames.get(id);
-      if (last) drawFocusScreen(last);
-    }
+    // Until the scrollback comes, the newest screen.
+    const last = state.screens.get(id);
+    if (last) drawFocusScreen(last);
     renderFocusHead();
     send({ t: "focus", id });
+    sendView();
     fitFocus();
     if (state.input.enabled) term.focus();
   }
@@ -444,19 +591,29 @@
     focusEl.classList.remove("show");
     delete focusEl.dataset.surfaceId;
     send({ t: "focus", id: null });
+    sendView();
+    // The tiles behind it were drawn once a second: now the newest of each.
+    scheduleDraw();
   }
 
+  /** Scales the focused terminal to fit (on resizes only: it reads no layout but once). */
+  let focusBox = { w: 0, h: 0 };
   function fitFocus() {
     const f = state.focus;
     if (!f) return;
-    const inner = focusScaler.querySelector(".xterm-screen");
-    if (!inner) return;
-    const w = inner.offsetWidth, h = inner.offsetHeight;
-    const W = focusBody.clientWidth, H = focusBody.clientHeight;
-    if (!w || !h || !W || !H) return;
-    focusScaler.style.transform = `scale(${Math.min(W / w, H / h, 2)})`;
+    const c = cellSize(f.term, focusScaler);
+    const { w: W, h: H } = focusBox;
+    if (!c || !W || !H) return;
+    const scale = Math.min(W / (c.w * f.term.cols), H / (c.h * f.term.rows), 2);
+    if (scale === f.scale) return;
+    f.scale = scale;
+    focusScaler.style.transform = `scale(${scale})`;
   }
-  new ResizeObserver(fitFocus).observe(focusBody);
+  new ResizeObserver((entries) => {
+    const r = entries[entries.length - 1].contentRect;
+    focusBox = { w: r.width, h: r.height };
+    fitFocus();
+  }).observe(focusBody);
 
   function atBottom() {
     const b = state.focus.term.buffer.active;
@@ -482,7 +639,6 @@
     }
     replay(f.term, m, true);
     f.full = true;
-    fitFocus();
   }
   /** A newer screen between scrollback refreshes: the screen part only. */
   function drawFocusScreen(m) {
@@ -493,7 +649,6 @@
       return;
     }
     replay(f.term, m, !f.full);
-    fitFocus();
   }
 
   function renderFocusHead() {
