@@ -140,3 +140,34 @@ Deno.test("narrowing a pane keeps every row (the store's rows are not reflowed)"
   }
   assert.deepEqual(small.options.scrollback, stagingRows(2000));
 });
+
+Deno.test("RowStore.pushLine keeps every kind of row as translateToString(true) reads it", () => {
+  const t = term(40, 4, 0);
+  const samples = [
+    "plain ascii",
+    "latin-1 éàü ß ÿ and ¿¡",
+    "\x1b[1;31mred\x1b[0m \x1b[41m   \x1b[0m bg-erased tail\x1b[K",
+    "wide 漢字テスト 한국어",
+    "emoji 😀 astral 𝒳 end",
+    "combining e\u0301 a\u0300\u0301\u0302",
+    "tab\tstop\tgap",
+    "########\x1b[8Doverwrite",
+    "漢".repeat(20),
+    "x".repeat(40),
+    "",
+    "   spaces written   ",
+  ];
+  const store = new RowStore(100);
+  const want: string[] = [];
+  // Past the arena's first size, so rows land after growths and skips at its end.
+  for (let i = 0; i < 2000; i++) {
+    feed(t, `\x1b[2J\x1b[H${samples[i % samples.length]}${i < samples.length ? "" : ` ${i}`}`);
+    const line = (t as Any)._core.buffers.normal.lines.get(0);
+    want.push(line.translateToString(true));
+    store.pushLine(line);
+    if (i === samples.length - 1) {
+      assert.deepEqual(Array.from({ length: store.length }, (_, i) => store.text(i)), want);
+    }
+  }
+  assert.deepEqual(Array.from({ length: store.length }, (_, i) => store.text(i)), want.slice(-100));
+});
