@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { lineHash, textHash } from "./scrollback.ts";
 
 /** The part of xterm's `IBuffer` this module needs. */
 export interface BufferLike {
@@ -126,13 +127,20 @@ export interface Snapshot {
 /** Rows (beyond the screen) hashed per snapshot; older rows count as unchanged. */
 export const SNAPSHOT_WINDOW = 500;
 
-function hashRow(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+/**
+ * {@link textHash} of row `y`'s text as {@link rowText} gives it, from the
+ * compact scrollback's bytes or xterm's cells where it can (no string per
+ * row: every `read` takes a snapshot of ~550 rows, and a poller reading 20
+ * flooding panes every 50 ms made that a tenth of the worker's time).
+ */
+function rowHash(buf: BufferLike, y: number): number {
+  const line = buf.getLine(y) as
+    | { hash?(): number; _line?: Parameters<typeof lineHash>[0]; translateToString(trim: boolean): string }
+    | undefined;
+  if (!line) return textHash("");
+  if (typeof line.hash === "function") return line.hash();
+  const cells = line._line ? lineHash(line._line) : null;
+  return cells ?? textHash(line.translateToString(true));
 }
 
 /** Hashes the newest rows of `buf`; `trimmed` is how many rows scrolled out for good. */
@@ -145,7 +153,7 @@ export function takeSnapshot(
   const total = contentRows(buf);
   const from = Math.max(0, total - screenRows - SNAPSHOT_WINDOW);
   const hashes: number[] = [];
-  for (let y = from; y < total; y++) hashes.push(hashRow(rowText(buf, y)));
+  for (let y = from; y < total; y++) hashes.push(rowHash(buf, y));
   return { generation, bufferType: buf.type ?? "normal", start: trimmed + from, hashes };
 }
 
@@ -167,9 +175,8 @@ export function changedSince(
   const changed: { line: number; text: string }[] = [];
   for (let y = Math.max(0, snap.start - trimmed); y < until; y++) {
     const abs = trimmed + y;
-    const text = rowText(buf, y);
-    if (abs >= snapEnd || hashRow(text) !== snap.hashes[abs - snap.start]) {
-      changed.push({ line: y + 1, text });
+    if (abs >= snapEnd || rowHash(buf, y) !== snap.hashes[abs - snap.start]) {
+      changed.push({ line: y + 1, text: rowText(buf, y) });
     }
   }
   const truncated = changed.length > count;

@@ -46,8 +46,10 @@ export class RowStore {
   /** Where each slot's bytes start (absolute arena position) and how many. */
   #off: Float64Array;
   #len: Uint32Array;
-  /** Per slot: {@link WRAPPED} and {@link UTF16}. */
+  /** Per slot: {@link WRAPPED}, {@link UTF16} and {@link HASHED}. */
   #flags: Uint8Array;
+  /** Per slot: the row's {@link textHash}, once asked for (a row in the store never changes). */
+  #hashes: Uint32Array;
   #arena = new Uint8Array(16 * 1024);
   #units = new Uint16Array(this.#arena.buffer);
   /** Absolute position of the next byte (the arena holds `position % size`). */
@@ -60,6 +62,7 @@ export class RowStore {
     this.#off = new Float64Array(n);
     this.#len = new Uint32Array(n);
     this.#flags = new Uint8Array(n);
+    this.#hashes = new Uint32Array(n);
   }
 
   get length(): number {
@@ -192,6 +195,21 @@ export class RowStore {
     return (this.#flags[(this.#start + i) % this.capacity] & WRAPPED) !== 0;
   }
 
+  /** {@link textHash} of row `i`'s text, without making the string. */
+  hash(i: number): number {
+    const slot = (this.#start + i) % this.capacity;
+    const flags = this.#flags[slot];
+    if (flags & HASHED) return this.#hashes[slot];
+    const from = this.#off[slot] % this.#arena.length;
+    const n = this.#len[slot];
+    const h = flags & UTF16
+      ? unitsHash(this.#units, from >> 1, (from + n) >> 1)
+      : unitsHash(this.#arena, from, from + n);
+    this.#hashes[slot] = h;
+    this.#flags[slot] = flags | HASHED;
+    return h;
+  }
+
   /** Drops every row; returns how many there were. */
   clear(): number {
     const n = this.#count;
@@ -203,9 +221,65 @@ export class RowStore {
 
 const WRAPPED = 1;
 const UTF16 = 2;
+const HASHED = 4;
 const CONTENT = 0x3fffff;
 /** Bits of a cell's first word set by a code point above U+00FF, combined characters or a width of 2 (or 3). */
 const NOT_LATIN1 = 0xbfff00;
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * The hash a row's reads compare (`read --since`): FNV-1a over the UTF-16
+ * code units of `text` without its trailing spaces. {@link RowStore.hash}
+ * and {@link lineHash} give the same number from bytes and cells.
+ */
+export function textHash(text: string): number {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 32) end--;
+  let h = FNV_OFFSET;
+  for (let i = 0; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h >>> 0;
+}
+
+function unitsHash(units: Uint8Array | Uint16Array, from: number, to: number): number {
+  while (to > from && units[to - 1] === 32) to--;
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ units[i], FNV_PRIME);
+  return h >>> 0;
+}
+
+/**
+ * {@link textHash} of xterm's row `line` as `lineText` reads it, from its
+ * cells; null when the row is not as expected (then hash its text).
+ */
+export function lineHash(line: LineInternals): number | null {
+  const data = line._data;
+  if (!(data instanceof Uint32Array)) return null;
+  // The last cell that is neither unwritten nor a space.
+  let last = data.length - 3;
+  while (last >= 0) {
+    const c = data[last] & CONTENT;
+    if (c !== 0 && c !== 32) break;
+    last -= 3;
+  }
+  let h = FNV_OFFSET;
+  for (let i = 0; i <= last;) {
+    const word = data[i];
+    const cp = word & CODEPOINT;
+    if (word & COMBINED) {
+      const s = line._combined?.[i / 3] ?? "";
+      for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), FNV_PRIME);
+    } else if (cp > 0xffff) {
+      h = Math.imul(h ^ (0xd800 + ((cp - 0x10000) >> 10)), FNV_PRIME);
+      h = Math.imul(h ^ (0xdc00 + ((cp - 0x10000) & 0x3ff)), FNV_PRIME);
+    } else {
+      h = Math.imul(h ^ (cp || 32), FNV_PRIME);
+    }
+    i += ((word >> 22) || 1) * 3;
+  }
+  return h >>> 0;
+}
 
 function fromUnits(units: Uint8Array | Uint16Array): string {
   let out = "";
@@ -448,8 +522,11 @@ export class Scrollback {
       getLine(y: number) {
         if (y >= n) return buf.getLine(y - n);
         if (y < 0) return undefined;
-        const text = store.text(y);
-        return { isWrapped: store.wrapped(y), translateToString: () => text };
+        return {
+          isWrapped: store.wrapped(y),
+          translateToString: () => store.text(y),
+          hash: () => store.hash(y),
+        };
       },
     };
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
-import { lineText, RowStore, Scrollback, stagingRows } from "./scrollback.ts";
+import { lineHash, lineText, RowStore, Scrollback, stagingRows, textHash } from "./scrollback.ts";
 import { readLines, searchLines } from "./screen.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -170,4 +170,16 @@ Deno.test("RowStore.pushLine keeps every kind of row as translateToString(true) 
     }
   }
   assert.deepEqual(Array.from({ length: store.length }, (_, i) => store.text(i)), want.slice(-100));
+  // The hashes `read --since` compares: the same from bytes, cells and text.
+  for (let i = 0; i < store.length; i++) {
+    assert.deepEqual(store.hash(i), textHash(store.text(i)), `store row ${i}`);
+    assert.deepEqual(store.hash(i), store.hash(i), `cached store row ${i}`);
+  }
+  for (const s of [...samples, "trailing spaces    ", "\x1b[44m  \x1b[0m", "x \x1b[5C \x1b[3C"]) {
+    feed(t, `\x1b[2J\x1b[H${s}`);
+    const line = (t as Any)._core.buffers.normal.lines.get(0);
+    assert.deepEqual(lineHash(line), textHash(line.translateToString(true)), JSON.stringify(s));
+  }
+  assert.notDeepEqual(textHash("ab"), textHash("ba"));
+  assert.deepEqual(textHash("ab  "), textHash("ab"));
 });
