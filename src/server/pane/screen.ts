@@ -18,6 +18,8 @@ export interface BufferLike {
   getLine(
     y: number,
   ): { readonly isWrapped: boolean; translateToString(trimRight?: boolean): string } | undefined;
+  /** {@link textHash} of row `y`'s text where the buffer knows it without the string; null: hash the text. */
+  rowHash?(y: number): number | null;
 }
 
 /** The part of xterm's `Terminal` {@link snapshotModes} needs. */
@@ -134,6 +136,8 @@ export const SNAPSHOT_WINDOW = 500;
  * flooding panes every 50 ms made that a tenth of the worker's time).
  */
 function rowHash(buf: BufferLike, y: number): number {
+  const known = buf.rowHash?.(y);
+  if (known !== undefined && known !== null) return known;
   const line = buf.getLine(y) as
     | { hash?(): number; _line?: Parameters<typeof lineHash>[0]; translateToString(trim: boolean): string }
     | undefined;

@@ -395,6 +395,12 @@ export class Scrollback {
   #core: CoreInternals;
   #lines: LineList | null = null;
   #erasing = false;
+  /**
+   * {@link lineHash} of xterm's rows above the screen, by row object: a
+   * program cannot change them, so each is hashed once, not on every
+   * `read` (a row's entry goes when it leaves xterm, and all on a resize).
+   */
+  #hashes = new WeakMap<LineInternals, number>();
 
   private constructor(core: CoreInternals, capacity: number) {
     this.#core = core;
@@ -426,6 +432,7 @@ export class Scrollback {
     core.buffers.onBufferActivate(() => {
       if (core.buffers.normal.lines !== sb.#lines) {
         sb.trimmed += sb.store.clear();
+        sb.#hashes = new WeakMap();
         sb.#hook();
       }
     });
@@ -460,7 +467,9 @@ export class Scrollback {
     const keepFirst = (n: number) => {
       for (let i = 0; i < n; i++) {
         try {
-          this.#keep(lines.get(i));
+          const line = lines.get(i);
+          if (line) this.#hashes.delete(line);
+          this.#keep(line);
         } catch {
           this.trimmed++; // never let a capture failure break xterm's scroll
         }
@@ -501,6 +510,7 @@ export class Scrollback {
   resize(term: any, resize: () => void): void {
     const staging = term.options.scrollback;
     term.options.scrollback = staging + 4 * (term.rows + staging) + 1000;
+    this.#hashes = new WeakMap();
     try {
       resize();
     } finally {
@@ -519,6 +529,19 @@ export class Scrollback {
       baseY: n + buf.baseY,
       cursorY: buf.cursorY,
       cursorX: buf.cursorX,
+      rowHash: (y: number) => {
+        if (y < n) return y < 0 ? textHash("") : store.hash(y);
+        const line = this.#lines?.get(y - n);
+        if (!line || this.#lines !== this.#core.buffers.normal.lines) return null;
+        if (y - n >= buf.baseY) return lineHash(line);
+        let h = this.#hashes.get(line);
+        if (h === undefined) {
+          const fresh = lineHash(line);
+          if (fresh === null) return null;
+          this.#hashes.set(line, h = fresh);
+        }
+        return h;
+      },
       getLine(y: number) {
         if (y >= n) return buf.getLine(y - n);
         if (y < 0) return undefined;

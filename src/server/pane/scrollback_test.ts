@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
 import { lineHash, lineText, RowStore, Scrollback, stagingRows, textHash } from "./scrollback.ts";
-import { readLines, searchLines } from "./screen.ts";
+import { changedSince, readLines, searchLines, takeSnapshot } from "./screen.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -182,4 +182,51 @@ Deno.test("RowStore.pushLine keeps every kind of row as translateToString(true) 
   }
   assert.notDeepEqual(textHash("ab"), textHash("ba"));
   assert.deepEqual(textHash("ab  "), textHash("ab"));
+});
+
+Deno.test("read --since: hashes from bytes, cells and the staging cache report what the rows' text does", () => {
+  const { small, sb, feed } = pair(30, 6, 400);
+  const fast = () => sb.buffer(small.buffer.active);
+  // The same rows seen only as text: every hash made from a string.
+  const slow = () => {
+    const b = fast();
+    return {
+      type: b.type,
+      length: b.length,
+      baseY: b.baseY,
+      cursorY: b.cursorY,
+      cursorX: b.cursorX,
+      getLine: (y: number) => {
+        const line = b.getLine(y);
+        return line && { isWrapped: line.isWrapped, translateToString: () => line.translateToString(true) };
+      },
+    };
+  };
+  let snapFast = takeSnapshot(fast(), 0, sb.trimmed, 6);
+  let snapSlow = takeSnapshot(slow(), 0, sb.trimmed, 6);
+  const step = (what: string, act: () => void) => {
+    act();
+    const got = changedSince(fast(), sb.trimmed, snapFast, 10_000);
+    assert.deepEqual(got, changedSince(slow(), sb.trimmed, snapSlow, 10_000), what);
+    snapFast = takeSnapshot(fast(), 0, sb.trimmed, 6);
+    snapSlow = takeSnapshot(slow(), 0, sb.trimmed, 6);
+    return got;
+  };
+  step("first rows", () => {
+    for (let i = 1; i <= 200; i++) feed(`row ${i} ${"é─漢"[i % 3]} ${"x".repeat(i % 45)}\r\n`);
+  });
+  assert.deepEqual(step("one more", () => feed("one more\r\n")).changed.length, 1);
+  step("rewritten on screen", () => feed("\x1b[3Arewritten on screen\x1b[3B\r\n"));
+  step("flood", () => {
+    for (let i = 1; i <= 150; i++) feed(`flood ${i}\r\n`);
+  });
+  assert.deepEqual(step("nothing", () => feed("")).changed, []);
+  step("narrower", () => sb.resize(small, () => small.resize(20, 6)));
+  step("after the resize", () => feed("after the resize\r\n"));
+  step("wider", () => sb.resize(small, () => small.resize(50, 6)));
+  step("ED 3", () => feed("\x1b[3J"));
+  step("RIS", () => feed("\x1bcfresh\r\n"));
+  step("after RIS", () => {
+    for (let i = 1; i <= 300; i++) feed(`again ${i}\r\n`);
+  });
 });
