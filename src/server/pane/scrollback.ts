@@ -396,11 +396,14 @@ export class Scrollback {
   #lines: LineList | null = null;
   #erasing = false;
   /**
-   * {@link lineHash} of xterm's rows above the screen, by row object: a
-   * program cannot change them, so each is hashed once, not on every
-   * `read` (a row's entry goes when it leaves xterm, and all on a resize).
+   * {@link lineHash} of xterm's rows above the screen, by row object, with
+   * the row's absolute number (rows dropped + stored + its index in xterm):
+   * a program cannot change those rows, so each is hashed once, not on
+   * every `read`. xterm reuses a row object that leaves its top for a new
+   * row with another number, so an entry holds only while the numbers
+   * match (and all go on a resize or a reset).
    */
-  #hashes = new WeakMap<LineInternals, number>();
+  #hashes = new WeakMap<LineInternals, { abs: number; hash: number }>();
 
   private constructor(core: CoreInternals, capacity: number) {
     this.#core = core;
@@ -467,9 +470,7 @@ export class Scrollback {
     const keepFirst = (n: number) => {
       for (let i = 0; i < n; i++) {
         try {
-          const line = lines.get(i);
-          if (line) this.#hashes.delete(line);
-          this.#keep(line);
+          this.#keep(lines.get(i));
         } catch {
           this.trimmed++; // never let a capture failure break xterm's scroll
         }
@@ -534,13 +535,12 @@ export class Scrollback {
         const line = this.#lines?.get(y - n);
         if (!line || this.#lines !== this.#core.buffers.normal.lines) return null;
         if (y - n >= buf.baseY) return lineHash(line);
-        let h = this.#hashes.get(line);
-        if (h === undefined) {
-          const fresh = lineHash(line);
-          if (fresh === null) return null;
-          this.#hashes.set(line, h = fresh);
-        }
-        return h;
+        const abs = this.trimmed + y;
+        const kept = this.#hashes.get(line);
+        if (kept?.abs === abs) return kept.hash;
+        const hash = lineHash(line);
+        if (hash !== null) this.#hashes.set(line, { abs, hash });
+        return hash;
       },
       getLine(y: number) {
         if (y >= n) return buf.getLine(y - n);

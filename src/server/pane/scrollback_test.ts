@@ -210,6 +210,7 @@ Deno.test("read --since: hashes from bytes, cells and the staging cache report w
     assert.deepEqual(got, changedSince(slow(), sb.trimmed, snapSlow, 10_000), what);
     snapFast = takeSnapshot(fast(), 0, sb.trimmed, 6);
     snapSlow = takeSnapshot(slow(), 0, sb.trimmed, 6);
+    assert.deepEqual(snapFast, snapSlow, `${what}: snapshot`);
     return got;
   };
   step("first rows", () => {
