@@ -256,8 +256,11 @@ function unitsHash(units: Uint8Array | Uint16Array, from: number, to: number): n
 export function lineHash(line: LineInternals): number | null {
   const data = line._data;
   if (!(data instanceof Uint32Array)) return null;
-  // The last cell that is neither unwritten nor a space.
+  // The last cell that is neither unwritten nor a space (unwritten ones four at a time first).
   let last = data.length - 3;
+  while (last >= 9 && ((data[last] | data[last - 3] | data[last - 6] | data[last - 9]) & CONTENT) === 0) {
+    last -= 12;
+  }
   while (last >= 0) {
     const c = data[last] & CONTENT;
     if (c !== 0 && c !== 32) break;
