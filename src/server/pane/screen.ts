@@ -123,7 +123,7 @@ export interface Snapshot {
   bufferType: string;
   /** Absolute index (rows ever trimmed + row) of `hashes[0]`. */
   start: number;
-  hashes: number[];
+  hashes: Uint32Array;
 }
 
 /** Rows (beyond the screen) hashed per snapshot; older rows count as unchanged. */
@@ -156,8 +156,8 @@ export function takeSnapshot(
 ): Snapshot {
   const total = contentRows(buf);
   const from = Math.max(0, total - screenRows - SNAPSHOT_WINDOW);
-  const hashes: number[] = [];
-  for (let y = from; y < total; y++) hashes.push(rowHash(buf, y));
+  const hashes = new Uint32Array(total - from);
+  for (let y = from; y < total; y++) hashes[y - from] = rowHash(buf, y);
   return { generation, bufferType: buf.type ?? "normal", start: trimmed + from, hashes };
 }
 
