@@ -50,7 +50,7 @@ export class RowStore {
   #flags: Uint8Array;
   /** Per slot: the row's {@link textHash}, once asked for (a row in the store never changes). */
   #hashes: Uint32Array;
-  #arena = new Uint8Array(16 * 1024);
+  #arena = new Uint8Array(ARENA_MIN);
   #units = new Uint16Array(this.#arena.buffer);
   /** Absolute position of the next byte (the arena holds `position % size`). */
   #head = 0;
@@ -86,23 +86,29 @@ export class RowStore {
         at += skip;
         return at === size ? 0 : at;
       }
-      this.#grow(tail);
+      this.#grow(this.#head - tail + n + 1);
     }
   }
 
-  /** Doubles the arena, keeping the live bytes [tail, head) at their positions modulo the new size. */
-  #grow(tail: number) {
-    const size = this.#arena.length;
-    const grown = size * 2;
-    const arena = new Uint8Array(grown);
-    // Copy in runs that wrap in neither arena.
-    for (let p = tail; p < this.#head;) {
-      const from = p % size;
-      const to = p % grown;
-      const n = Math.min(this.#head - p, size - from, grown - to);
-      arena.set(this.#arena.subarray(from, from + n), to);
+  /**
+   * Moves the rows into a new arena with room for `need` bytes and half as
+   * much again, laid out from its start in order (so its size need not be
+   * a multiple of the old one, and no skipped bytes are carried over).
+   */
+  #grow(need: number) {
+    const old = this.#arena;
+    const arena = new Uint8Array(Math.max(ARENA_MIN, (Math.ceil(need * 1.5) + 4095) & ~4095));
+    let p = 0;
+    for (let i = 0; i < this.#count; i++) {
+      const slot = (this.#start + i) % this.capacity;
+      const n = this.#len[slot];
+      if (this.#flags[slot] & UTF16) p += p & 1;
+      const from = this.#off[slot] % old.length;
+      arena.set(old.subarray(from, from + n), p);
+      this.#off[slot] = p;
       p += n;
     }
+    this.#head = p;
     this.#arena = arena;
     this.#units = new Uint16Array(arena.buffer);
   }
@@ -215,10 +221,16 @@ export class RowStore {
     const n = this.#count;
     this.#count = 0;
     this.#start = 0;
+    this.#head = 0;
+    if (this.#arena.length > ARENA_MIN) {
+      this.#arena = new Uint8Array(ARENA_MIN);
+      this.#units = new Uint16Array(this.#arena.buffer);
+    }
     return n;
   }
 }
 
+const ARENA_MIN = 16 * 1024;
 const WRAPPED = 1;
 const UTF16 = 2;
 const HASHED = 4;
