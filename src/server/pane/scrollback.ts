@@ -48,8 +48,8 @@ export class RowStore {
   #len: Uint32Array;
   /** Per slot: {@link WRAPPED}, {@link UTF16} and {@link HASHED}. */
   #flags: Uint8Array;
-  /** Per slot: the row's {@link textHash}, once asked for (a row in the store never changes). */
-  #hashes: Uint32Array;
+  /** Per slot: the row's {@link textHash}, once asked for (a row in the store never changes); made at the first. */
+  #hashes: Uint32Array | null = null;
   #arena = new Uint8Array(ARENA_MIN);
   #units = new Uint16Array(this.#arena.buffer);
   /** Absolute position of the next byte (the arena holds `position % size`). */
@@ -62,7 +62,6 @@ export class RowStore {
     this.#off = new Float64Array(n);
     this.#len = new Uint32Array(n);
     this.#flags = new Uint8Array(n);
-    this.#hashes = new Uint32Array(n);
   }
 
   get length(): number {
@@ -205,13 +204,14 @@ export class RowStore {
   hash(i: number): number {
     const slot = (this.#start + i) % this.capacity;
     const flags = this.#flags[slot];
-    if (flags & HASHED) return this.#hashes[slot];
+    const hashes = this.#hashes ??= new Uint32Array(this.capacity);
+    if (flags & HASHED) return hashes[slot];
     const from = this.#off[slot] % this.#arena.length;
     const n = this.#len[slot];
     const h = flags & UTF16
       ? unitsHash(this.#units, from >> 1, (from + n) >> 1)
       : unitsHash(this.#arena, from, from + n);
-    this.#hashes[slot] = h;
+    hashes[slot] = h;
     this.#flags[slot] = flags | HASHED;
     return h;
   }
