@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { lineHash, textHash } from "./scrollback.ts";
+import { lineHash, textHash } from "./row_hash.ts";
 
 /** The part of xterm's `IBuffer` this module needs. */
 export interface BufferLike {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
-import { lineHash, lineText, RowStore, Scrollback, stagingRows, textHash } from "./scrollback.ts";
+import { lineText, RowStore, Scrollback, stagingRows } from "./scrollback.ts";
+import { lineHash, textHash } from "./row_hash.ts";
 import { changedSince, readLines, searchLines, takeSnapshot } from "./screen.ts";
 
 // deno-lint-ignore no-explicit-any
