@@ -11,6 +11,11 @@
  *
  *   deno run -A bench/profile.ts [--label before] [--workloads log,build,cjk,claude]
  *                                [--ingest-mib 20] [--fanout-mib 4] [--panes 10] [--top 12]
+ *                                [--poll-ms 50]
+ *
+ * `--poll-ms N` reads the newest 3 lines of every pane every N ms while
+ * they run, as bench/corpus.ts's poller (and a script waiting for output)
+ * does; 0 reads nothing.
  *
  * @module
  */
@@ -28,6 +33,7 @@ const { values: argv } = parseArgs({
     "fanout-mib": { type: "string", default: "4" },
     panes: { type: "string", default: "10" },
     top: { type: "string", default: "12" },
+    "poll-ms": { type: "string", default: "0" },
     child: { type: "boolean", default: false },
   },
 });
@@ -72,7 +78,17 @@ async function profileOne(workload: Workload, part: "ingest" | "fanout", dir: st
       scrollback: 10_000,
     });
   }
+  const pollMs = Number(argv["poll-ms"]);
+  let rid = 1000;
+  const poller = pollMs > 0
+    ? setInterval(() => {
+      for (let i = 1; i <= n; i++) {
+        if (!exited.has(i)) w.postMessage({ rid: ++rid, op: "read", id: i, lines: 3, offset: 0 });
+      }
+    }, pollMs)
+    : null;
   while (exited.size < n) await new Promise((r) => setTimeout(r, 5));
+  if (poller !== null) clearInterval(poller);
   const wall = performance.now() - t0;
   console.log("messages", JSON.stringify(counts));
   const stopped = next((d) => "profile" in d);

@@ -104,9 +104,8 @@ let flushTimer: ReturnType<typeof setTimeout> | null = null;
  * {@link CHANGE_FLUSH_MS} ago or more (a quiet pane's output is news), else
  * coalesced into the next flush (a flood is a bounded number of frames).
  */
-function markDirty(pane: Pane) {
+function markDirty(pane: Pane, now = performance.now()) {
   if (dirty.has(pane.id)) return;
-  const now = performance.now();
   const wait = pane.reportedAt + CHANGE_FLUSH_MS - now;
   if (wait <= 0) return report(pane, now);
   dirty.add(pane.id);
@@ -181,26 +180,29 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
   // With `encoding: null` node-pty hands over bytes (its types say string).
   (p.onData as unknown as (fn: (data: Uint8Array) => void) => void)((data) => {
     pane.bytesIn += data.length;
-    pane.lastDataAt = performance.now();
     if (parseNow) {
       if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
       // The PTY is not read again before this returns: that is the flow control.
       parseNow(data);
+      // One clock read per chunk (the chunk's arrival, the turn's budget, the report).
+      const now = performance.now();
+      pane.lastDataAt = now;
       if (turnStart === 0) {
-        turnStart = performance.now();
+        turnStart = now;
         scheduleTurn();
       }
-      if (performance.now() - turnStart > TURN_BUDGET_MS && !pane.throttled) {
+      if (now - turnStart > TURN_BUDGET_MS && !pane.throttled) {
         pane.throttled = true;
         p.pause();
         throttledPanes.add(pane);
       }
       scrollback?.afterParse();
       pane.generation++;
-      markDirty(pane);
+      markDirty(pane, now);
       sessionOutput(pane.id, data);
       return;
     }
+    pane.lastDataAt = performance.now();
     pane.pending += data.length;
     if (!pane.paused && pane.pending > HIGH_WATER) {
       pane.paused = true;

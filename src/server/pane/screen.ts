@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { lineHash, textHash } from "./row_hash.ts";
 
 /** The part of xterm's `IBuffer` this module needs. */
 export interface BufferLike {
@@ -17,6 +18,8 @@ export interface BufferLike {
   getLine(
     y: number,
   ): { readonly isWrapped: boolean; translateToString(trimRight?: boolean): string } | undefined;
+  /** {@link textHash} of row `y`'s text where the buffer knows it without the string; null: hash the text. */
+  rowHash?(y: number): number | null;
 }
 
 /** The part of xterm's `Terminal` {@link snapshotModes} needs. */
@@ -120,19 +123,28 @@ export interface Snapshot {
   bufferType: string;
   /** Absolute index (rows ever trimmed + row) of `hashes[0]`. */
   start: number;
-  hashes: number[];
+  hashes: Uint32Array;
 }
 
 /** Rows (beyond the screen) hashed per snapshot; older rows count as unchanged. */
 export const SNAPSHOT_WINDOW = 500;
 
-function hashRow(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+/**
+ * {@link textHash} of row `y`'s text as {@link rowText} gives it, from the
+ * compact scrollback's bytes or xterm's cells where it can (no string per
+ * row: every `read` takes a snapshot of ~550 rows, and a poller reading 20
+ * flooding panes every 50 ms made that a tenth of the worker's time).
+ */
+function rowHash(buf: BufferLike, y: number): number {
+  const known = buf.rowHash?.(y);
+  if (known !== undefined && known !== null) return known;
+  const line = buf.getLine(y) as
+    | { hash?(): number; _line?: Parameters<typeof lineHash>[0]; translateToString(trim: boolean): string }
+    | undefined;
+  if (!line) return textHash("");
+  if (typeof line.hash === "function") return line.hash();
+  const cells = line._line ? lineHash(line._line) : null;
+  return cells ?? textHash(line.translateToString(true));
 }
 
 /** Hashes the newest rows of `buf`; `trimmed` is how many rows scrolled out for good. */
@@ -144,8 +156,8 @@ export function takeSnapshot(
 ): Snapshot {
   const total = contentRows(buf);
   const from = Math.max(0, total - screenRows - SNAPSHOT_WINDOW);
-  const hashes: number[] = [];
-  for (let y = from; y < total; y++) hashes.push(hashRow(rowText(buf, y)));
+  const hashes = new Uint32Array(total - from);
+  for (let y = from; y < total; y++) hashes[y - from] = rowHash(buf, y);
   return { generation, bufferType: buf.type ?? "normal", start: trimmed + from, hashes };
 }
 
@@ -167,9 +179,8 @@ export function changedSince(
   const changed: { line: number; text: string }[] = [];
   for (let y = Math.max(0, snap.start - trimmed); y < until; y++) {
     const abs = trimmed + y;
-    const text = rowText(buf, y);
-    if (abs >= snapEnd || hashRow(text) !== snap.hashes[abs - snap.start]) {
-      changed.push({ line: y + 1, text });
+    if (abs >= snapEnd || rowHash(buf, y) !== snap.hashes[abs - snap.start]) {
+      changed.push({ line: y + 1, text: rowText(buf, y) });
     }
   }
   const truncated = changed.length > count;

@@ -25,6 +25,7 @@
  * @module
  */
 import type { BufferLike } from "./screen.ts";
+import { lineHash, textHash, unitsHash } from "./row_hash.ts";
 
 /** Rows of scrollback left inside xterm (they reflow on resize). */
 export const STAGING_ROWS = 100;
@@ -32,22 +33,26 @@ export const STAGING_ROWS = 100;
 /**
  * A ring of text rows, oldest first, with their soft-wrap flags.
  *
- * Rows whose characters are all below U+0100 (most output) live as bytes in
- * one growable arena, written straight from xterm's cells by
- * {@link RowStore.pushLine}: no string per row while output floods (the
- * profile of a flood showed a quarter of a worker's time in making row
- * strings and collecting them), and one byte per character. A row with any
- * other character is kept as a string. `text(i)` makes a row's string when
- * it is read.
+ * Every row lives in one growable byte arena, written straight from xterm's
+ * cells by {@link RowStore.pushLine}: no string per row while output floods
+ * (the profile of a flood showed a quarter of a worker's time in making row
+ * strings and collecting them). A row whose characters are all below U+0100
+ * (most output) takes one byte per character; any other row takes its
+ * UTF-16 code units (two bytes each, at an even offset). A row never wraps
+ * around the arena's end (the bytes left there are skipped), so it is
+ * written and read as one run. `text(i)` makes a row's string when it is
+ * read.
  */
 export class RowStore {
   /** Where each slot's bytes start (absolute arena position) and how many. */
   #off: Float64Array;
   #len: Uint32Array;
-  #wrapped: Uint8Array;
-  /** Rows that are not Latin-1, by slot. */
-  #wide: (string | undefined)[];
-  #arena = new Uint8Array(16 * 1024);
+  /** Per slot: {@link WRAPPED}, {@link UTF16} and {@link HASHED}. */
+  #flags: Uint8Array;
+  /** Per slot: the row's {@link textHash}, once asked for (a row in the store never changes); made at the first. */
+  #hashes: Uint32Array | null = null;
+  #arena = new Uint8Array(ARENA_MIN);
+  #units = new Uint16Array(this.#arena.buffer);
   /** Absolute position of the next byte (the arena holds `position % size`). */
   #head = 0;
   #start = 0;
@@ -57,105 +62,159 @@ export class RowStore {
     const n = Math.max(0, capacity);
     this.#off = new Float64Array(n);
     this.#len = new Uint32Array(n);
-    this.#wrapped = new Uint8Array(n);
-    this.#wide = new Array(n);
+    this.#flags = new Uint8Array(n);
   }
 
   get length(): number {
     return this.#count;
   }
 
-  /** Takes a slot for a new row (dropping the oldest when full); returns it and how many rows fell off. */
-  #slot(): [number, number] {
-    if (this.#count < this.capacity) return [(this.#start + this.#count++) % this.capacity, 0];
-    const slot = this.#start;
-    this.#start = (this.#start + 1) % this.capacity;
-    this.#wide[slot] = undefined;
-    this.#len[slot] = 0;
-    return [slot, 1];
+  /**
+   * Makes room for a run of `n` bytes (starting at an even position when
+   * `even`) that does not wrap around the arena; returns where it starts in
+   * the arena, with {@link #head} moved to it.
+   */
+  #room(n: number, even: boolean): number {
+    while (true) {
+      const size = this.#arena.length;
+      const tail = this.#count ? this.#off[this.#start] : this.#head;
+      let at = this.#head % size;
+      let skip = even ? at & 1 : 0;
+      if (at + skip + n > size) skip = size - at;
+      if (this.#head + skip + n - tail <= size) {
+        this.#head += skip;
+        at += skip;
+        return at === size ? 0 : at;
+      }
+      this.#grow(this.#head - tail + n + 1);
+    }
   }
 
-  /** Makes room for `n` more bytes after the rows kept. */
-  #reserve(n: number) {
-    const tail = this.#count ? this.#off[this.#start] : this.#head;
-    const size = this.#arena.length;
-    if (this.#head + n - tail <= size) return;
-    let grown = size * 2;
-    while (this.#head + n - tail > grown) grown *= 2;
-    const arena = new Uint8Array(grown);
-    // Copy the live bytes [tail, head) in runs that wrap in neither arena.
-    for (let p = tail; p < this.#head;) {
-      const from = p % size;
-      const to = p % grown;
-      const n = Math.min(this.#head - p, size - from, grown - to);
-      arena.set(this.#arena.subarray(from, from + n), to);
+  /**
+   * Moves the rows into a new arena with room for `need` bytes and half as
+   * much again, laid out from its start in order (so its size need not be
+   * a multiple of the old one, and no skipped bytes are carried over).
+   */
+  #grow(need: number) {
+    const old = this.#arena;
+    const arena = new Uint8Array(Math.max(ARENA_MIN, (Math.ceil(need * 1.5) + 4095) & ~4095));
+    let p = 0;
+    for (let i = 0; i < this.#count; i++) {
+      const slot = (this.#start + i) % this.capacity;
+      const n = this.#len[slot];
+      if (this.#flags[slot] & UTF16) p += p & 1;
+      const from = this.#off[slot] % old.length;
+      arena.set(old.subarray(from, from + n), p);
+      this.#off[slot] = p;
       p += n;
     }
+    this.#head = p;
     this.#arena = arena;
+    this.#units = new Uint16Array(arena.buffer);
+  }
+
+  /**
+   * Records the row written at the head (where {@link #room} moved it),
+   * `bytes` long; returns how many rows fell off the top (0 or 1).
+   */
+  #commit(bytes: number, flags: number): number {
+    let slot: number;
+    let dropped = 0;
+    if (this.#count < this.capacity) slot = (this.#start + this.#count++) % this.capacity;
+    else {
+      slot = this.#start;
+      this.#start = slot + 1 === this.capacity ? 0 : slot + 1;
+      dropped = 1;
+    }
+    this.#off[slot] = this.#head;
+    this.#len[slot] = bytes;
+    this.#flags[slot] = flags;
+    this.#head += bytes;
+    return dropped;
   }
 
   /** Appends a row; returns how many rows fell off the top (0 or 1). */
   push(text: string, wrapped: boolean): number {
     if (this.capacity <= 0) return 1;
-    const [slot, dropped] = this.#slot();
-    this.#wrapped[slot] = wrapped ? 1 : 0;
-    this.#off[slot] = this.#head;
-    this.#len[slot] = 0;
-    this.#wide[slot] = text;
-    return dropped;
+    const n = text.length;
+    let wide = false;
+    for (let i = 0; i < n && !wide; i++) wide = text.charCodeAt(i) > 0xff;
+    if (!wide) {
+      const at = this.#room(n, false);
+      const arena = this.#arena;
+      for (let i = 0; i < n; i++) arena[at + i] = text.charCodeAt(i);
+      return this.#commit(n, wrapped ? WRAPPED : 0);
+    }
+    const at = this.#room(2 * n, true);
+    const units = this.#units;
+    const u = at >> 1;
+    for (let i = 0; i < n; i++) units[u + i] = text.charCodeAt(i);
+    return this.#commit(2 * n, (wrapped ? WRAPPED : 0) | UTF16);
   }
 
   /**
-   * Appends xterm's row `line` as `lineText` reads it, without making a string
-   * when it is Latin-1; returns how many rows fell off the top (0 or 1).
+   * Appends xterm's row `line` as `lineText` reads it, without making a
+   * string; returns how many rows fell off the top (0 or 1).
    */
   pushLine(line: LineInternals): number {
-    const data = line._data;
     if (this.capacity <= 0) return 1;
-    const dropped = data instanceof Uint32Array ? this.#pushLatin1(line, data) : -1;
-    return dropped >= 0 ? dropped : this.push(lineText(line), line.isWrapped);
-  }
-
-  /** Stores a Latin-1 row from its cells; returns rows dropped, or -1 (nothing stored) when it has another character. */
-  #pushLatin1(line: LineInternals, data: Uint32Array): number {
-    let end = data.length / 3;
-    while (end > 0 && (data[(end - 1) * 3] & CONTENT) === 0) end--;
-    this.#reserve(end);
-    const arena = this.#arena;
-    const size = arena.length;
-    let p = this.#head;
-    // Writes at `at` until the arena's end, then wraps once (a row is never longer than the arena).
-    let at = p % size;
-    for (let x = 0; x < end;) {
-      const word = data[x * 3];
-      const cp = word & CODEPOINT;
-      if (cp > 0xff || word & COMBINED) return -1;
-      if (at === size) at = 0;
-      arena[at++] = cp || 32;
-      p++;
-      x += (word >> 22) || 1;
+    const data = line._data;
+    if (!(data instanceof Uint32Array)) return this.push(lineText(line), line.isWrapped);
+    // The cells up to the last one written (xterm's getTrimmedLength), four at a time first.
+    let last = data.length - 3;
+    while (last >= 9 && ((data[last] | data[last - 3] | data[last - 6] | data[last - 9]) & CONTENT) === 0) {
+      last -= 12;
     }
-    const [slot, dropped] = this.#slot();
-    this.#wrapped[slot] = line.isWrapped ? 1 : 0;
-    this.#off[slot] = this.#head;
-    this.#len[slot] = p - this.#head;
-    this.#head = p;
-    return dropped;
+    while (last >= 0 && (data[last] & CONTENT) === 0) last -= 3;
+    const end = (last + 3) / 3;
+    // Latin-1 first (one byte per cell), checked once for the whole row: a
+    // cell with a code point above U+00FF, combined characters or a width
+    // of 2 sends the row to the UTF-16 path below.
+    const at = this.#room(end, false);
+    const arena = this.#arena;
+    let p = at;
+    let seen = 0;
+    for (let i = 0; i <= last; i += 3) {
+      const word = data[i];
+      seen |= word;
+      arena[p++] = (word & 0xff) || 32;
+    }
+    if ((seen & NOT_LATIN1) === 0) return this.#commit(end, line.isWrapped ? WRAPPED : 0);
+    // Another character: the row's UTF-16 code units instead.
+    const n = lineUnits(line, data, end);
+    if (n < 0) return this.push(lineText(line), line.isWrapped);
+    const at16 = this.#room(2 * n, true);
+    this.#units.set(scratch.subarray(0, n), at16 >> 1);
+    return this.#commit(2 * n, (line.isWrapped ? WRAPPED : 0) | UTF16);
   }
 
   text(i: number): string {
     const slot = (this.#start + i) % this.capacity;
-    const wide = this.#wide[slot];
-    if (wide !== undefined) return wide;
     const size = this.#arena.length;
     const from = this.#off[slot] % size;
     const n = this.#len[slot];
-    if (from + n <= size) return latin1(this.#arena.subarray(from, from + n));
-    return latin1(this.#arena.subarray(from)) + latin1(this.#arena.subarray(0, from + n - size));
+    if (this.#flags[slot] & UTF16) return fromUnits(this.#units.subarray(from >> 1, (from + n) >> 1));
+    return fromUnits(this.#arena.subarray(from, from + n));
   }
 
   wrapped(i: number): boolean {
-    return this.#wrapped[(this.#start + i) % this.capacity] === 1;
+    return (this.#flags[(this.#start + i) % this.capacity] & WRAPPED) !== 0;
+  }
+
+  /** {@link textHash} of row `i`'s text, without making the string. */
+  hash(i: number): number {
+    const slot = (this.#start + i) % this.capacity;
+    const flags = this.#flags[slot];
+    const hashes = this.#hashes ??= new Uint32Array(this.capacity);
+    if (flags & HASHED) return hashes[slot];
+    const from = this.#off[slot] % this.#arena.length;
+    const n = this.#len[slot];
+    const h = flags & UTF16
+      ? unitsHash(this.#units, from >> 1, (from + n) >> 1)
+      : unitsHash(this.#arena, from, from + n);
+    hashes[slot] = h;
+    this.#flags[slot] = flags | HASHED;
+    return h;
   }
 
   /** Drops every row; returns how many there were. */
@@ -163,20 +222,58 @@ export class RowStore {
     const n = this.#count;
     this.#count = 0;
     this.#start = 0;
-    this.#wide.fill(undefined);
+    this.#head = 0;
+    if (this.#arena.length > ARENA_MIN) {
+      this.#arena = new Uint8Array(ARENA_MIN);
+      this.#units = new Uint16Array(this.#arena.buffer);
+    }
     return n;
   }
 }
 
+const ARENA_MIN = 16 * 1024;
+const WRAPPED = 1;
+const UTF16 = 2;
+const HASHED = 4;
 const CONTENT = 0x3fffff;
+/** Bits of a cell's first word set by a code point above U+00FF, combined characters or a width of 2 (or 3). */
+const NOT_LATIN1 = 0xbfff00;
 
-function latin1(bytes: Uint8Array): string {
+function fromUnits(units: Uint8Array | Uint16Array): string {
   let out = "";
-  for (let i = 0; i < bytes.length; i += 4096) {
+  for (let i = 0; i < units.length; i += 4096) {
     // deno-lint-ignore no-explicit-any
-    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as any);
+    out += String.fromCharCode.apply(null, units.subarray(i, i + 4096) as any);
   }
   return out;
+}
+
+/**
+ * Writes the UTF-16 code units of the first `end` cells of `line` (as
+ * `lineText` reads them) into {@link scratch}; returns how many, or -1 when
+ * they do not fit.
+ */
+function lineUnits(line: LineInternals, data: Uint32Array, end: number): number {
+  let n = 0;
+  const max = scratch.length;
+  for (let x = 0; x < end;) {
+    const word = data[x * 3];
+    const cp = word & CODEPOINT;
+    if (word & COMBINED) {
+      const s = line._combined?.[x] ?? "";
+      if (n + s.length > max) return -1;
+      for (let i = 0; i < s.length; i++) scratch[n++] = s.charCodeAt(i);
+    } else if (cp > 0xffff) {
+      if (n + 2 > max) return -1;
+      scratch[n++] = 0xd800 + ((cp - 0x10000) >> 10);
+      scratch[n++] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+    } else {
+      if (n + 1 > max) return -1;
+      scratch[n++] = cp || 32;
+    }
+    x += (word >> 22) || 1;
+  }
+  return n;
 }
 
 /** The parts of xterm's internal `BufferLine` used here. */
@@ -210,7 +307,7 @@ interface CoreInternals {
 
 const CODEPOINT = 0x1fffff;
 const COMBINED = 0x200000;
-const scratch = new Uint16Array(4096);
+const scratch = new Uint16Array(8192);
 
 function flushScratch(n: number): string {
   // deno-lint-ignore no-explicit-any
@@ -256,6 +353,15 @@ export class Scrollback {
   #core: CoreInternals;
   #lines: LineList | null = null;
   #erasing = false;
+  /**
+   * {@link lineHash} of xterm's rows above the screen, by row object, with
+   * the row's absolute number (rows dropped + stored + its index in xterm):
+   * a program cannot change those rows, so each is hashed once, not on
+   * every `read`. xterm reuses a row object that leaves its top for a new
+   * row with another number, so an entry holds only while the numbers
+   * match (and all go on a resize or a reset).
+   */
+  #hashes = new WeakMap<LineInternals, { abs: number; hash: number }>();
 
   private constructor(core: CoreInternals, capacity: number) {
     this.#core = core;
@@ -287,6 +393,7 @@ export class Scrollback {
     core.buffers.onBufferActivate(() => {
       if (core.buffers.normal.lines !== sb.#lines) {
         sb.trimmed += sb.store.clear();
+        sb.#hashes = new WeakMap();
         sb.#hook();
       }
     });
@@ -362,6 +469,7 @@ export class Scrollback {
   resize(term: any, resize: () => void): void {
     const staging = term.options.scrollback;
     term.options.scrollback = staging + 4 * (term.rows + staging) + 1000;
+    this.#hashes = new WeakMap();
     try {
       resize();
     } finally {
@@ -380,11 +488,26 @@ export class Scrollback {
       baseY: n + buf.baseY,
       cursorY: buf.cursorY,
       cursorX: buf.cursorX,
+      rowHash: (y: number) => {
+        if (y < n) return y < 0 ? textHash("") : store.hash(y);
+        const line = this.#lines?.get(y - n);
+        if (!line || this.#lines !== this.#core.buffers.normal.lines) return null;
+        if (y - n >= buf.baseY) return lineHash(line);
+        const abs = this.trimmed + y;
+        const kept = this.#hashes.get(line);
+        if (kept?.abs === abs) return kept.hash;
+        const hash = lineHash(line);
+        if (hash !== null) this.#hashes.set(line, { abs, hash });
+        return hash;
+      },
       getLine(y: number) {
         if (y >= n) return buf.getLine(y - n);
         if (y < 0) return undefined;
-        const text = store.text(y);
-        return { isWrapped: store.wrapped(y), translateToString: () => text };
+        return {
+          isWrapped: store.wrapped(y),
+          translateToString: () => store.text(y),
+          hash: () => store.hash(y),
+        };
       },
     };
   }

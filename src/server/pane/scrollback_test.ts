@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
 import { lineText, RowStore, Scrollback, stagingRows } from "./scrollback.ts";
-import { readLines, searchLines } from "./screen.ts";
+import { lineHash, textHash } from "./row_hash.ts";
+import { changedSince, readLines, searchLines, takeSnapshot } from "./screen.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -139,4 +140,95 @@ Deno.test("narrowing a pane keeps every row (the store's rows are not reflowed)"
     assert.deepEqual(text.includes(`row ${i} `), true, `row ${i} kept`);
   }
   assert.deepEqual(small.options.scrollback, stagingRows(2000));
+});
+
+Deno.test("RowStore.pushLine keeps every kind of row as translateToString(true) reads it", () => {
+  const t = term(40, 4, 0);
+  const samples = [
+    "plain ascii",
+    "latin-1 éàü ß ÿ and ¿¡",
+    "\x1b[1;31mred\x1b[0m \x1b[41m   \x1b[0m bg-erased tail\x1b[K",
+    "wide 漢字テスト 한국어",
+    "emoji 😀 astral 𝒳 end",
+    "combining e\u0301 a\u0300\u0301\u0302",
+    "tab\tstop\tgap",
+    "########\x1b[8Doverwrite",
+    "漢".repeat(20),
+    "x".repeat(40),
+    "",
+    "   spaces written   ",
+  ];
+  const store = new RowStore(100);
+  const want: string[] = [];
+  // Past the arena's first size, so rows land after growths and skips at its end.
+  for (let i = 0; i < 2000; i++) {
+    feed(t, `\x1b[2J\x1b[H${samples[i % samples.length]}${i < samples.length ? "" : ` ${i}`}`);
+    const line = (t as Any)._core.buffers.normal.lines.get(0);
+    want.push(line.translateToString(true));
+    store.pushLine(line);
+    if (i === samples.length - 1) {
+      assert.deepEqual(Array.from({ length: store.length }, (_, i) => store.text(i)), want);
+    }
+  }
+  assert.deepEqual(Array.from({ length: store.length }, (_, i) => store.text(i)), want.slice(-100));
+  // The hashes `read --since` compares: the same from bytes, cells and text.
+  for (let i = 0; i < store.length; i++) {
+    assert.deepEqual(store.hash(i), textHash(store.text(i)), `store row ${i}`);
+    assert.deepEqual(store.hash(i), store.hash(i), `cached store row ${i}`);
+  }
+  for (const s of [...samples, "trailing spaces    ", "\x1b[44m  \x1b[0m", "x \x1b[5C \x1b[3C"]) {
+    feed(t, `\x1b[2J\x1b[H${s}`);
+    const line = (t as Any)._core.buffers.normal.lines.get(0);
+    assert.deepEqual(lineHash(line), textHash(line.translateToString(true)), JSON.stringify(s));
+  }
+  assert.notDeepEqual(textHash("ab"), textHash("ba"));
+  assert.deepEqual(textHash("ab  "), textHash("ab"));
+});
+
+Deno.test("read --since: hashes from bytes, cells and the staging cache report what the rows' text does", () => {
+  const { small, sb, feed } = pair(30, 6, 400);
+  const fast = () => sb.buffer(small.buffer.active);
+  // The same rows seen only as text: every hash made from a string.
+  const slow = () => {
+    const b = fast();
+    return {
+      type: b.type,
+      length: b.length,
+      baseY: b.baseY,
+      cursorY: b.cursorY,
+      cursorX: b.cursorX,
+      getLine: (y: number) => {
+        const line = b.getLine(y);
+        return line && { isWrapped: line.isWrapped, translateToString: () => line.translateToString(true) };
+      },
+    };
+  };
+  let snapFast = takeSnapshot(fast(), 0, sb.trimmed, 6);
+  let snapSlow = takeSnapshot(slow(), 0, sb.trimmed, 6);
+  const step = (what: string, act: () => void) => {
+    act();
+    const got = changedSince(fast(), sb.trimmed, snapFast, 10_000);
+    assert.deepEqual(got, changedSince(slow(), sb.trimmed, snapSlow, 10_000), what);
+    snapFast = takeSnapshot(fast(), 0, sb.trimmed, 6);
+    snapSlow = takeSnapshot(slow(), 0, sb.trimmed, 6);
+    assert.deepEqual(snapFast, snapSlow, `${what}: snapshot`);
+    return got;
+  };
+  step("first rows", () => {
+    for (let i = 1; i <= 200; i++) feed(`row ${i} ${"é─漢"[i % 3]} ${"x".repeat(i % 45)}\r\n`);
+  });
+  assert.deepEqual(step("one more", () => feed("one more\r\n")).changed.length, 1);
+  step("rewritten on screen", () => feed("\x1b[3Arewritten on screen\x1b[3B\r\n"));
+  step("flood", () => {
+    for (let i = 1; i <= 150; i++) feed(`flood ${i}\r\n`);
+  });
+  assert.deepEqual(step("nothing", () => feed("")).changed, []);
+  step("narrower", () => sb.resize(small, () => small.resize(20, 6)));
+  step("after the resize", () => feed("after the resize\r\n"));
+  step("wider", () => sb.resize(small, () => small.resize(50, 6)));
+  step("ED 3", () => feed("\x1b[3J"));
+  step("RIS", () => feed("\x1bcfresh\r\n"));
+  step("after RIS", () => {
+    for (let i = 1; i <= 300; i++) feed(`again ${i}\r\n`);
+  });
 });

@@ -1,0 +1,131 @@
+/**
+ * A pane's terminal without its PTY: each workload (./workloads.ts) parsed
+ * in-process through the worker's own terminal (src/server/pane/terminal.ts:
+ * xterm with the compact scrollback), "\n" sent as "\r\n" and in 4 KiB
+ * chunks as a PTY delivers them, at 200x50 with 10,000 lines of history. Prints the process's CPU ms
+ * per MiB (best of `--reps`), so a change to the parse path is measured without
+ * the PTY, the scheduler or the other processes on the machine. With
+ * `--xterm-only` it times xterm alone with 100 rows of scrollback and no
+ * compact scrollback (rows that leave it are dropped): the floor our
+ * compaction adds to.
+ *
+ *   deno run -A bench/parse_only.ts [--workloads log,build,cjk,claude] [--mib 16] [--reps 5]
+ *                                   [--chunk 4096] [--xterm-only] [--profile top]
+ *
+ * `--profile N` runs V8's sampling profiler over the reps and prints the N
+ * functions with the most self time per workload (see ./_cpuprofile.ts).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import process from "node:process";
+import { type Workload, WORKLOADS, writeWorkload } from "./workloads.ts";
+import xterm from "@xterm/headless";
+import { createTerminal } from "../src/server/pane/terminal.ts";
+import { STAGING_ROWS } from "../src/server/pane/scrollback.ts";
+import { HOST_V8_FLAGS } from "../src/paths.ts";
+import { Session } from "node:inspector";
+import { type Profile, summarize } from "./_cpuprofile.ts";
+
+const { values: argv } = parseArgs({
+  args: Deno.args,
+  options: {
+    workloads: { type: "string", default: WORKLOADS.join(",") },
+    mib: { type: "string", default: "16" },
+    reps: { type: "string", default: "5" },
+    chunk: { type: "string", default: "4096" },
+    "xterm-only": { type: "boolean", default: false },
+    profile: { type: "string" },
+    child: { type: "boolean", default: false },
+  },
+});
+const MiB = 1024 * 1024;
+
+const session = new Session();
+const prof = <T>(method: string, params: Record<string, unknown> = {}) =>
+  new Promise<T>((resolve, reject) =>
+    session.post(method, params, (err: Error | null, res?: object) => (err ? reject(err) : resolve(res as T)))
+  );
+
+function run(data: Uint8Array, chunk: number): number {
+  const t = argv["xterm-only"] ? xtermOnly() : createTerminal(200, 50, 10_000);
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < data.length; i += chunk) {
+    t.parseNow!(data.subarray(i, i + chunk));
+    t.scrollback?.afterParse();
+  }
+  const c = process.cpuUsage(c0);
+  const ms = (c.user + c.system) / 1000;
+  t.term.dispose();
+  return ms;
+}
+
+/** "\n" as "\r\n", as a PTY's line discipline (ONLCR) hands the file to the terminal. */
+function onlcr(raw: Uint8Array): Uint8Array {
+  let lf = 0;
+  for (const b of raw) if (b === 10) lf++;
+  const out = new Uint8Array(raw.length + lf);
+  let j = 0;
+  for (const b of raw) {
+    if (b === 10) out[j++] = 13;
+    out[j++] = b;
+  }
+  return out;
+}
+
+function xtermOnly() {
+  const term = new xterm.Terminal({ cols: 200, rows: 50, scrollback: STAGING_ROWS, logLevel: "off" });
+  // deno-lint-ignore no-explicit-any
+  const wb = (term as any)._core._writeBuffer;
+  return { term, scrollback: null, parseNow: (d: Uint8Array) => wb.writeSync(d) };
+}
+
+if (import.meta.main) {
+  if (!argv.child) {
+    const args = ["run", "-A", "--quiet", `--v8-flags=${HOST_V8_FLAGS}`, import.meta.filename!, "--child"];
+    const { code } = await new Deno.Command(Deno.execPath(), {
+      args: [...args, ...Deno.args],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    Deno.exit(code);
+  }
+  if (argv.profile) {
+    session.connect();
+    await prof("Profiler.enable");
+    await prof("Profiler.setSamplingInterval", { interval: 200 });
+  }
+  const dir = await Deno.makeTempDir({ prefix: "pfparse-" });
+  const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+  console.log(`# parse only, ${new Date().toISOString()}, load ${load}`);
+  try {
+    for (const w of argv.workloads!.split(",") as Workload[]) {
+      const f = await writeWorkload(w, `${dir}/${w}`, Number(argv.mib) * MiB, 3);
+      const data = onlcr(await Deno.readFile(f.path));
+      const times: number[] = [];
+      if (argv.profile) await prof("Profiler.start");
+      for (let r = 0; r < Number(argv.reps); r++) times.push(run(data, Number(argv.chunk)));
+      const profile = argv.profile ? (await prof<{ profile: Profile }>("Profiler.stop")).profile : null;
+      const best = Math.min(...times);
+      const mib = data.length / MiB;
+      console.log(
+        `${w.padEnd(7)} ${(best / mib).toFixed(1).padStart(6)} ms/MiB (${
+          (mib / best * 1000).toFixed(1)
+        } MiB/s), ` +
+          `reps ${times.map((t) => (t / mib).toFixed(1)).join(" ")}`,
+      );
+      if (profile) {
+        const { cats, fns, total } = summarize(profile);
+        const pct = (ms: number) => `${((100 * ms) / total).toFixed(1)}%`.padStart(8);
+        for (const [c, ms] of [...cats].filter(([c]) => c !== "idle").sort((a, b) => b[1] - a[1])) {
+          console.log(`${pct(ms)}  ${c}`);
+        }
+        for (const [f, ms] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, Number(argv.profile))) {
+          console.log(`${pct(ms)}  ${f}`);
+        }
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
