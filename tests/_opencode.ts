@@ -145,3 +145,11 @@ export async function prepareOpencodeEnv(
 export function opencodeCommand(bin: string, args: string[] = []): string {
   return [bin, ...args].map(shQuote).join(" ");
 }
+
+/** opencode's input box is drawn (its `╹▀▀▀` bottom edge), no turn runs and no dialog is open. */
+export function isOpencodeIdle(screen: string): boolean {
+  const lines = screen.split("\n").map((l) => l.trimEnd());
+  const last = lines.findLast((l) => l.trim() !== "") ?? "";
+  return lines.some((l) => /^\s*╹▀{10,}/.test(l)) && !/interrupt/.test(last) &&
+    !/Permission required/.test(screen);
+}
