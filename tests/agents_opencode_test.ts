@@ -1,72 +1,70 @@
 /**
- * opencode, for real and offline (tests/_opencode.ts): its TUI in a pane,
- * against the Responses API mock, with every other destination closed.
- * paneflow has no hooks or screen rules for opencode yet, so what is checked
- * is what it does know: process detection (`tool: "opencode"`,
- * `unknown_running`, `reason: "no_hook"`), `send --submit` reporting
- * `unknown` (no evidence either way) while the turn does run (one turn at the
- * mock, the reply on screen), and no opencode process left after `close`.
+ * The real opencode 1.18.33 (tests/_opencode.ts) against the Responses API
+ * mock (tests/_mock_openai.ts), offline, driven through paneflow's verbs
+ * (tests/_agent_scenario.ts): a turn, a permission dialog for a shell command
+ * (opencode is configured to ask for `bash`) approved through paneflow, an
+ * interrupt (Esc twice: opencode asks for a second one), an API error,
+ * consecutive submits (each one turn at the mock), exit, and no opencode
+ * process left behind; from the screen alone (src/agents/opencode_screen.ts).
  */
-import assert from "node:assert/strict";
-import { ok, waitScreen, waitStatus } from "./_agents.ts";
-import { processesUnder } from "./_agent_scenario.ts";
-import { waitUntil, withHost } from "./_harness.ts";
+import { ok, waitScreen } from "./_agents.ts";
+import { type AgentKit, runScenario, type Timings } from "./_agent_scenario.ts";
+import { withHost } from "./_harness.ts";
 import { startMockOpenAi } from "./_mock_openai.ts";
-import { ensureOpencode, opencodeCommand, prepareOpencodeEnv } from "./_opencode.ts";
+import { ensureOpencode, isOpencodeIdle, opencodeCommand, prepareOpencodeEnv } from "./_opencode.ts";
 
-Deno.test("agents: opencode runs offline in a pane, detected by process", async () => {
+Deno.test("agents: opencode driven through paneflow, from the screen alone", async (t) => {
   const bin = await ensureOpencode();
   const mock = await startMockOpenAi();
-  const env = await prepareOpencodeEnv({ baseUrl: mock.baseUrl });
+  const timings: Timings = {};
+  const env = await prepareOpencodeEnv({ baseUrl: mock.baseUrl, config: { permission: { bash: "ask" } } });
   try {
     await withHost({}, async (host) => {
+      const pane = "oc-screen";
       await ok(host, [
         "new",
         "-c",
         opencodeCommand(bin),
         "--pane-name",
-        "oc",
+        pane,
         "--cwd",
         env.projectDir,
         ...env.envArgs,
       ]);
-      const s = await waitStatus(host, "oc", "opencode detected", (s) => s.tool === "opencode", 30_000);
-      assert.equal(s.state, "unknown_running");
-      assert.equal(s.reason, "no_hook");
-      assert.equal(s.hooked, false);
-      // The input box with the configured model: start-up is done.
-      await waitScreen(
-        host,
-        "oc",
-        "opencode's input",
-        (t) => /Ask anything/.test(t) && /Mock OpenAI/.test(t),
-        60_000,
-      );
-      const sent = JSON.parse(await ok(host, ["send", "oc", "ECHO opencode offline", "--submit", "--json"]));
-      assert.equal(sent.status, "unknown", "no hooks and no screen rules: no evidence either way");
-      const done = await waitScreen(
-        host,
-        "oc",
-        "the reply and the turn's footer",
-        (t) => /^ {5}opencode offline\b/m.test(t) && /▣ {2}Build · Mock · [\d.]+m?s/.test(t),
-        60_000,
-      );
-      assert.match(done, /┃ {2}ECHO opencode offline/);
-      assert.equal(mock.turns().length, 1);
-      assert.equal(mock.turns()[0].prompt, "ECHO opencode offline");
-      const after = await waitStatus(host, "oc", "still detected", (s) => s.tool === "opencode");
-      assert.equal(after.state, "unknown_running");
-      assert.ok(processesUnder(env.root).length > 0);
-      await ok(host, ["close", "oc"]);
-      await waitUntil("no opencode process left", () => processesUnder(env.root).length === 0, {
-        timeoutMs: 5000,
-      })
-        .catch(() => {
-          throw new Error(`left: ${JSON.stringify(processesUnder(env.root))}`);
-        });
+      const kit: AgentKit = {
+        family: "opencode",
+        pane,
+        hooked: false,
+        root: env.root,
+        projectDir: env.projectDir,
+        turns: () => mock.turns().length,
+        prompts: () => mock.turns().map((r) => r.prompt ?? ""),
+        dialogPrompt: (cmd) => `RUN ${cmd}`,
+        dialogShown: (s) => /△ Permission required/.test(s),
+        idle: isOpencodeIdle,
+        replied: (s, text) => s.split("\n").some((l) => l.startsWith(`     ${text}`)),
+        quit: ["ctrl-c"],
+        // "Allow once" is preselected; the dialog takes Enter (which `key` refuses): a bare CR.
+        approve: () => ok(host, ["send", pane, "\r"]).then(() => {}),
+        // The first Esc asks for a second one (`esc again to interrupt`).
+        interrupt: async () => {
+          await ok(host, ["key", pane, "esc"]);
+          await waitScreen(
+            host,
+            pane,
+            "esc again",
+            (s) => /esc again to interrupt|· interrupted/.test(s),
+            3000,
+          )
+            .catch(() => {});
+          await ok(host, ["key", pane, "esc"]);
+        },
+      };
+      await runScenario(host, kit, t, { submits: 5, timings });
     });
   } finally {
     await mock.close();
     await env.cleanup();
+    console.log(JSON.stringify(timings));
   }
 });
