@@ -97,6 +97,14 @@ export async function prepareOpencodeEnv(
   const projectDir = `${root}/project`;
   const configDir = `${home}/.config/opencode`;
   for (const d of [home, configDir, projectDir]) await Deno.mkdir(d, { recursive: true });
+  // opencode installs `@opencode-ai/plugin` into every config dir and, once any plugin is configured,
+  // waits for that install before it starts (~70 s of npm retries offline). A config dir whose
+  // package-lock.json already lists its package.json's dependencies is not installed into again:
+  // seed it as an earlier online start would have left it.
+  const dep = { "@opencode-ai/plugin": "*" };
+  await Deno.mkdir(`${configDir}/node_modules`, { recursive: true });
+  await Deno.writeTextFile(`${configDir}/package.json`, JSON.stringify({ dependencies: dep }));
+  await Deno.writeTextFile(`${configDir}/package-lock.json`, JSON.stringify({ packages: { "": { dependencies: dep } } }));
   const catalog = `${root}/models.json`;
   await Deno.writeTextFile(catalog, JSON.stringify(opencodeCatalog()));
   const configFile = `${configDir}/opencode.json`;

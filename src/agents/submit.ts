@@ -174,7 +174,9 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
           return result("queued", "the agent is still starting and queued the prompt");
         }
         if (screen.verdict?.state === "thinking") return result("submitted", "busy line on screen");
-        return result("submitted", "input box cleared");
+        // An empty box that never showed the text (the agent was still drawing itself when it came)
+        // is no evidence: wait for the hook or a busy line.
+        if (shown) return result("submitted", "input box cleared");
       }
       if (holds && Date.now() - lastEnter >= RETRY_AFTER_MS && attempts < MAX_ATTEMPTS) {
         // The screen above was read before this decision, and under load a permission dialog can open
