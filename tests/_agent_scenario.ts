@@ -151,7 +151,7 @@ export async function runScenario(
     assert.equal(w.code, 0, w.stderr);
   });
 
-  await t.step(`${tag}: a permission dialog approved with key 1`, async () => {
+  await t.step(`${tag}: a permission dialog approved with ${kit.approve ? "a CR" : "key 1"}`, async () => {
     const r = await submit(host, P, kit.dialogPrompt(`echo ${tag} > dialog-${tag}.txt`));
     assert.equal(r.status, "submitted", r.evidence);
     const waiting = await transition(
