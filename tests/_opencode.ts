@@ -104,7 +104,10 @@ export async function prepareOpencodeEnv(
   const dep = { "@opencode-ai/plugin": "*" };
   await Deno.mkdir(`${configDir}/node_modules`, { recursive: true });
   await Deno.writeTextFile(`${configDir}/package.json`, JSON.stringify({ dependencies: dep }));
-  await Deno.writeTextFile(`${configDir}/package-lock.json`, JSON.stringify({ packages: { "": { dependencies: dep } } }));
+  await Deno.writeTextFile(
+    `${configDir}/package-lock.json`,
+    JSON.stringify({ packages: { "": { dependencies: dep } } }),
+  );
   const catalog = `${root}/models.json`;
   await Deno.writeTextFile(catalog, JSON.stringify(opencodeCatalog()));
   const configFile = `${configDir}/opencode.json`;
