@@ -137,6 +137,18 @@ Deno.test("agents: opencode driven through paneflow, with its plugin, per launch
           "--json",
         ]);
         assert.equal(explain.last_hook?.event, "Stop");
+        // A paste of 3+ lines shows as `[Pasted ~3 lines]` in opencode's input box; the whole text is sent.
+        const text = "ECHO first line\nsecond line\nthird line";
+        const multi = await submit(host, "oc-up", text);
+        assert.equal(multi.status, "submitted", multi.evidence);
+        await waitStatus(
+          host,
+          "oc-up",
+          "the multi-line turn",
+          (s) => s.state === "finished" && /third line/.test(s.last_result ?? ""),
+        );
+        // (opencode adds a space after a paste summary.)
+        assert.equal(mock.turns().at(-1)?.prompt?.trimEnd(), text);
         await waitUntil("the user's own plugin ran", async () => {
           return (await Deno.readTextFile(userLog).catch(() => "")).includes("mine");
         }, { timeoutMs: 10_000 });

@@ -68,11 +68,14 @@ const MAX_ATTEMPTS = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const squash = (t: string) => t.replace(/\s+/g, " ").trim();
 
-/** Whether the input box shows `text` (or Claude Code's placeholder for a long paste). */
+/**
+ * Whether the input box shows `text`, or the placeholder Claude Code (`[Pasted text #1 …]`) or
+ * opencode (`[Pasted ~3 lines]`, for 3+ lines or 150+ characters) shows for a long paste.
+ */
 export function composerHolds(composer: string | null, text: string): boolean {
   if (composer === null) return false;
   const c = squash(composer);
-  if (/\[Pasted text #\d+/.test(c)) return true;
+  if (/\[Pasted (text #\d+|~\d+ lines?\])/.test(c)) return true;
   const t = squash(text);
   if (!t) return c === "";
   const tail = t.slice(-40);

@@ -109,3 +109,13 @@ Deno.test("a retried Enter is never pressed into a dialog that opened after the 
   assert.equal(r.status, "submitted");
   assert.match(r.evidence, /permission dialog/);
 });
+
+Deno.test("composerHolds: the text, or a long paste's placeholder (Claude Code's, opencode's)", async () => {
+  const { composerHolds } = await import("./submit.ts");
+  assert.ok(composerHolds("ECHO hi", "ECHO hi"));
+  assert.ok(!composerHolds("", "ECHO hi"));
+  assert.ok(!composerHolds(null, "ECHO hi"));
+  assert.ok(composerHolds("[Pasted text #1 +12 lines]", "a\nb"));
+  assert.ok(composerHolds("[Pasted ~3 lines]", "a\nb\nc"));
+  assert.ok(!composerHolds("[Pasted ~3 lines", "a\nb\nc"));
+});
