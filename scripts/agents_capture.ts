@@ -1,10 +1,10 @@
 /**
  * Captures the screen fixtures in tests/fixtures/codex/ and
- * tests/fixtures/gemini/ from the real Codex CLI and Gemini CLI (tests/_codex.ts,
- * tests/_gemini.ts) in panes of a real host, against the mocks, driven only by
+ * tests/fixtures/gemini/ and tests/fixtures/opencode/ from the real Codex CLI,
+ * Gemini CLI and opencode (tests/_codex.ts, tests/_gemini.ts, tests/_opencode.ts) in panes of a real host, against the mocks, driven only by
  * paneflow's CLI verbs (`send`, `key`, `read --raw`).
  *
- *   deno run -A scripts/agents_capture.ts [codex|gemini|gemini-plain ...] [--out dir]
+ *   deno run -A scripts/agents_capture.ts [codex|gemini|gemini-plain|opencode ...] [--out dir]
  *
  * Not a test (it writes files); re-run it when a pinned version changes and
  * review the diff.
@@ -18,13 +18,14 @@ import { ensureGemini, geminiCommand, isGeminiIdle, prepareGeminiEnv } from "../
 import { startHost, type TestHost, waitUntil } from "../tests/_harness.ts";
 import { startMockGemini } from "../tests/_mock_gemini.ts";
 import { startMockOpenAi } from "../tests/_mock_openai.ts";
+import { ensureOpencode, isOpencodeIdle, opencodeCommand, prepareOpencodeEnv } from "../tests/_opencode.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
   options: { out: { type: "string" } },
   allowPositionals: true,
 });
-const which = new Set(positionals.length ? positionals : ["codex", "gemini", "gemini-plain"]);
+const which = new Set(positionals.length ? positionals : ["codex", "gemini", "gemini-plain", "opencode"]);
 const FIXTURES = values.out ?? new URL("../tests/fixtures", import.meta.url).pathname;
 
 async function save(dir: string, name: string, text: string): Promise<void> {
@@ -268,11 +269,120 @@ async function gemini(host: TestHost, truecolor: boolean) {
   }
 }
 
+async function opencode(host: TestHost) {
+  const bin = await ensureOpencode();
+  const mock = await startMockOpenAi();
+  // Shell commands behind a permission dialog (opencode's default is to allow them).
+  const env = await prepareOpencodeEnv({ baseUrl: mock.baseUrl, config: { permission: { bash: "ask" } } });
+  const P = "oc";
+  const D = "opencode";
+  const turns = () => mock.turns().length;
+  try {
+    await ok(host, [
+      "new",
+      "-c",
+      opencodeCommand(bin),
+      "--pane-name",
+      P,
+      "--cwd",
+      env.projectDir,
+      ...env.envArgs,
+    ]);
+    await save(
+      D,
+      "idle_startup",
+      await waitScreen(host, P, "opencode idle", (s) => isOpencodeIdle(s) && /Mock OpenAI/.test(s), 60_000),
+    );
+    // Keys typed while the TUI still loads can be lost: type until the draft shows.
+    await waitUntil("the draft in the input", async () => {
+      await ok(host, ["key", P, "ctrl-u"]);
+      await ok(host, ["send", P, "draft text that is not submitted"]);
+      await new Promise((r) => setTimeout(r, 300));
+      return (await screen(host, P)).includes("draft text that is not");
+    }, { timeoutMs: 20_000 });
+    await save(D, "composer_text", await screen(host, P));
+    await ok(host, ["key", P, "ctrl-u"]);
+    await waitScreen(host, P, "draft gone", (s) => !s.includes("draft text that"), 5000);
+
+    await type(host, P, "ECHO hello from opencode", turns);
+    await save(
+      D,
+      "finished",
+      await waitScreen(
+        host,
+        P,
+        "reply",
+        (s) => /^ {5}hello from opencode/m.test(s) && /▣ .*· [\d.]+m?s/.test(s) && isOpencodeIdle(s),
+      ),
+    );
+    await ok(host, ["send", P, "draft after a turn"]);
+    await save(
+      D,
+      "composer_session",
+      await waitScreen(host, P, "draft", (s) => s.includes("draft after a turn"), 5000),
+    );
+    await ok(host, ["key", P, "ctrl-u"]);
+    await waitScreen(host, P, "draft gone", (s) => !s.includes("draft after a turn"), 5000);
+
+    await type(host, P, "HOLD", turns);
+    await save(D, "busy", await waitScreen(host, P, "busy", (s) => /esc interrupt/.test(s)));
+    await ok(host, ["key", P, "esc"]);
+    await save(
+      D,
+      "busy_esc_once",
+      await waitScreen(host, P, "esc again", (s) => /esc again to interrupt/.test(s)),
+    );
+    await ok(host, ["key", P, "esc"]);
+    await save(
+      D,
+      "interrupted",
+      await waitScreen(host, P, "interrupted", (s) => /▣ .*· interrupted/.test(s) && isOpencodeIdle(s)),
+    );
+
+    await type(host, P, "RUN echo hi > f.txt", turns);
+    await save(
+      D,
+      "permission_shell",
+      await waitScreen(host, P, "dialog", (s) => /Permission required/.test(s)),
+    );
+    await ok(host, ["send", P, "\r"]);
+    await save(
+      D,
+      "permission_approved",
+      await waitScreen(host, P, "approved", (s) => /DONE:/.test(s) && isOpencodeIdle(s)),
+    );
+
+    await type(host, P, "RUN echo nope > n.txt", turns);
+    await waitScreen(host, P, "dialog", (s) => /Permission required[\s\S]*nope/.test(s));
+    await ok(host, ["key", P, "esc"]);
+    await save(
+      D,
+      "permission_refused",
+      await waitScreen(host, P, "refused", (s) => !/Permission required/.test(s) && isOpencodeIdle(s)),
+    );
+
+    await type(host, P, "FAIL 400", turns);
+    await save(
+      D,
+      "api_error_400",
+      await waitScreen(host, P, "error", (s) => /mock failure 400/.test(s) && isOpencodeIdle(s)),
+    );
+
+    await ok(host, ["key", P, "ctrl-c"]);
+    await save(D, "exited", await waitScreen(host, P, "exit", (s) => /opencode -s ses_/.test(s), 10_000));
+  } finally {
+    await ok(host, ["close", P]).catch(() => {});
+    await mock.close();
+    await env.cleanup();
+  }
+}
+
 const host = await startHost();
 try {
   if (which.has("codex")) await codex(host);
   if (which.has("gemini")) await gemini(host, true);
   if (which.has("gemini-plain")) await gemini(host, false);
+  if (which.has("opencode")) await opencode(host);
 } finally {
   await host.stop();
 }

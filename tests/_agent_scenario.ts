@@ -15,7 +15,7 @@ import { type TestHost, waitUntil } from "./_harness.ts";
 
 /** What a scenario needs to know about one agent. */
 export interface AgentKit {
-  family: "codex" | "gemini";
+  family: "codex" | "gemini" | "opencode";
   pane: string;
   hooked: boolean;
   /** The run's root dir (every process of the agent has it in its cwd or argv). */
@@ -36,6 +36,10 @@ export interface AgentKit {
   replied(screen: string, text: string): boolean;
   /** How the agent is quit (keys). */
   quit: string[];
+  /** Answers the permission dialog with "allow once" (default: `key <pane> 1`). */
+  approve?(): Promise<void>;
+  /** Interrupts a running turn (default: `key <pane> esc`). */
+  interrupt?(): Promise<void>;
 }
 
 /** What a step measured. */
@@ -147,7 +151,7 @@ export async function runScenario(
     assert.equal(w.code, 0, w.stderr);
   });
 
-  await t.step(`${tag}: a permission dialog approved with key 1`, async () => {
+  await t.step(`${tag}: a permission dialog approved with ${kit.approve ? "a CR" : "key 1"}`, async () => {
     const r = await submit(host, P, kit.dialogPrompt(`echo ${tag} > dialog-${tag}.txt`));
     assert.equal(r.status, "submitted", r.evidence);
     const waiting = await transition(
@@ -165,7 +169,8 @@ export async function runScenario(
     const approvedFile = `${kit.projectDir}/dialog-${tag}.txt`;
     const ran = () => Deno.stat(approvedFile).then(() => true, () => false);
     for (let press = 1; press <= 4; press++) {
-      await ok(host, ["key", P, "1"]);
+      if (kit.approve) await kit.approve();
+      else await ok(host, ["key", P, "1"]);
       try {
         await waitUntil(
           "the dialog to close",
@@ -196,11 +201,12 @@ export async function runScenario(
     const r = await submit(host, P, "HOLD");
     assert.equal(r.status, "submitted", r.evidence);
     await waitStatus(host, P, "thinking", (s) => s.state === "thinking");
-    const cancelled = (s: string) => /Conversation interrupted|Request cancelled/.test(s);
+    const cancelled = (s: string) => /Conversation interrupted|Request cancelled|▣ .* · interrupted/.test(s);
     // An Esc that arrives while the TUI is still redrawing can be dropped (seen with Gemini on a
     // loaded machine): press again while the screen shows no cancel.
     for (let press = 1; press <= 3; press++) {
-      await ok(host, ["key", P, "esc"]);
+      if (kit.interrupt) await kit.interrupt();
+      else await ok(host, ["key", P, "esc"]);
       try {
         await waitScreen(host, P, "the cancel", cancelled, 3000);
         break;

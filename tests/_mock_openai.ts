@@ -179,7 +179,14 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
           await delay(before, signal);
           c.enqueue(sse({ type: "response.created", response: { id: `resp_${k}` } }));
           c.enqueue(sse({ type: "response.output_item.added", output_index: 0, item }));
-          c.enqueue(sse({ type: "response.output_item.done", output_index: 0, item }));
+          // The AI SDK (opencode) takes a call only from a done item with `status: "completed"`.
+          c.enqueue(
+            sse({
+              type: "response.output_item.done",
+              output_index: 0,
+              item: { ...item, status: "completed" },
+            }),
+          );
           c.enqueue(sse(completed(`resp_${k}`)));
           c.close();
         } catch { /* gone */ }
@@ -203,6 +210,11 @@ export function startMockOpenAi(opts: { debug?: boolean } = {}): Promise<MockOpe
       case "hold":
         return new Response(textStream(d.text || "released", 1, 0, signal, true), { headers: sseHeaders });
       case "run": {
+        // opencode offers its shell as `bash` ({command, description}); Codex as `exec_command` ({cmd}).
+        if (tools.some((t) => t.name === "bash") && !tools.some((t) => t.name === "exec_command")) {
+          const args = { command: d.command, description: "Mock runs a shell command" };
+          return new Response(callStream("bash", args, d.delayMs, signal), { headers: sseHeaders });
+        }
         const args: Record<string, unknown> = { cmd: d.command };
         if (d.escalate) {
           args.sandbox_permissions = "require_escalated";

@@ -97,6 +97,17 @@ export async function prepareOpencodeEnv(
   const projectDir = `${root}/project`;
   const configDir = `${home}/.config/opencode`;
   for (const d of [home, configDir, projectDir]) await Deno.mkdir(d, { recursive: true });
+  // opencode installs `@opencode-ai/plugin` into every config dir and, once any plugin is configured,
+  // waits for that install before it starts (~70 s of npm retries offline). A config dir whose
+  // package-lock.json already lists its package.json's dependencies is not installed into again:
+  // seed it as an earlier online start would have left it.
+  const dep = { "@opencode-ai/plugin": "*" };
+  await Deno.mkdir(`${configDir}/node_modules`, { recursive: true });
+  await Deno.writeTextFile(`${configDir}/package.json`, JSON.stringify({ dependencies: dep }));
+  await Deno.writeTextFile(
+    `${configDir}/package-lock.json`,
+    JSON.stringify({ packages: { "": { dependencies: dep } } }),
+  );
   const catalog = `${root}/models.json`;
   await Deno.writeTextFile(catalog, JSON.stringify(opencodeCatalog()));
   const configFile = `${configDir}/opencode.json`;
@@ -144,4 +155,12 @@ export async function prepareOpencodeEnv(
 /** The shell command that starts opencode (`bin` plus `args`). */
 export function opencodeCommand(bin: string, args: string[] = []): string {
   return [bin, ...args].map(shQuote).join(" ");
+}
+
+/** opencode's input box is drawn (its `╹▀▀▀` bottom edge), no turn runs and no dialog is open. */
+export function isOpencodeIdle(screen: string): boolean {
+  const lines = screen.split("\n").map((l) => l.trimEnd());
+  const last = lines.findLast((l) => l.trim() !== "") ?? "";
+  return lines.some((l) => /^\s*╹▀{10,}/.test(l)) && !/interrupt/.test(last) &&
+    !/Permission required/.test(screen);
 }

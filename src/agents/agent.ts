@@ -9,6 +9,7 @@ import type { AgentState, ScreenRules, ScreenVerdict } from "./classify.ts";
 import { CLAUDE_SCREEN } from "./claude_screen.ts";
 import { CODEX_SCREEN } from "./codex_screen.ts";
 import { GEMINI_SCREEN } from "./gemini_screen.ts";
+import { OPENCODE_SCREEN } from "./opencode_screen.ts";
 import { detectFamily } from "./detect.ts";
 import type { AiFrame } from "./hook.ts";
 import type { ProcessInfo } from "../server/pane/proc.ts";
@@ -18,6 +19,7 @@ export const SCREENS = new Map<string, ScreenRules>([
   ["claude", CLAUDE_SCREEN],
   ["codex", CODEX_SCREEN],
   ["gemini", GEMINI_SCREEN],
+  ["opencode", OPENCODE_SCREEN],
 ]);
 
 /** Exit codes of an agent that mean "stopped by a signal", not an error. */

@@ -5,14 +5,17 @@
  * only after the user trusts them in its "Hooks need review" dialog) plus the
  * `notify` program in config.toml (one per user; an existing one of the
  * user's is left alone). Gemini CLI: `settings.json` hooks (`timeout` in ms,
- * a `name` per handler). Pure; `src/verbs/hooks.ts` does the I/O.
+ * a `name` per handler). opencode: a plugin module of paneflow's own in
+ * `plugins/` of its config dir (`opencode_plugin.ts`). Pure; `src/verbs/hooks.ts`
+ * does the I/O.
  *
  * @module
  */
 import { HOOK_EVENTS, type HookGroup, MARKER } from "./claude_settings.ts";
+import { OPENCODE_HOOK_EVENTS, opencodeConfigDir, opencodePluginFile } from "./opencode_plugin.ts";
 
 /** Agents `paneflow hooks` manages. */
-export const HOOK_AGENTS = ["claude", "codex", "gemini"] as const;
+export const HOOK_AGENTS = ["claude", "codex", "gemini", "opencode"] as const;
 /** One of {@link HOOK_AGENTS}. */
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
@@ -52,6 +55,8 @@ export interface HookSpec {
   notifyFile?: string;
   /** A note for the user after setup. */
   note?: string;
+  /** opencode: `file` is a plugin module of paneflow's own, not a JSON file with `hooks`. */
+  plugin?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -93,6 +98,16 @@ export function hookSpecs(env: Env): Record<HookAgent, HookSpec> {
         matcher: "*",
         hooks: [{ type: "command", name: `paneflow-${event}`, command, timeout: 10_000 }],
       }),
+    },
+    opencode: {
+      agent: "opencode",
+      label: "opencode",
+      dir: opencodeConfigDir(env),
+      file: opencodePluginFile(env),
+      events: OPENCODE_HOOK_EVENTS,
+      group: () => ({ hooks: [] }),
+      plugin: true,
+      note: "opencode loads plugins when it starts: restart running opencode sessions to report to paneflow.",
     },
   };
 }

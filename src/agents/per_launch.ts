@@ -7,13 +7,16 @@
  * hooks Gemini concatenates with the user's. The files live next to the
  * host's socket (Gemini's: in a directory Gemini accepts, see
  * {@link secureDirProblem}) and are removed when the pane closes. opencode
- * has no per-launch hook surface: its state comes from process detection.
+ * gets paneflow's plugin (`opencode_plugin.ts`) through `OPENCODE_CONFIG_CONTENT`
+ * (`{"plugin": ["file://…"]}`), which opencode merges last and whose `plugin`
+ * list it appends to the user's.
  *
  * @module
  */
 import { parse as parseJsonc, type ParseError } from "jsonc-parser";
 import { HOOK_EVENTS, hookStatus, installHooks, MARKER } from "./claude_settings.ts";
 import { GEMINI_HOOK_EVENTS, hookSpecs } from "./agent_hooks.ts";
+import { isPaneflowPlugin, opencodePluginFile, opencodePluginSource } from "./opencode_plugin.ts";
 import { shQuote } from "../sh.ts";
 
 /** What to add to an agent's command line, and what to remove afterwards. */
@@ -74,7 +77,36 @@ export function launchHooks(
     return { suffix: ` -c ${shQuote(`notify=${JSON.stringify(argv)}`)}`, files: [] };
   }
   if (agent === "gemini") return geminiLaunchHooks(opts, opts.fs);
+  if (agent === "opencode") return opencodeLaunchHooks(opts);
   return null;
+}
+
+/**
+ * opencode: paneflow's plugin in a file of its own, added by
+ * `OPENCODE_CONFIG_CONTENT`. Skipped (null) when `paneflow hooks setup
+ * --agent opencode` installed it (it would report twice); impossible when the
+ * pane's environment already sets `OPENCODE_CONFIG_CONTENT` (ours would
+ * replace the user's).
+ */
+function opencodeLaunchHooks(opts: {
+  dir: string;
+  self: string[];
+  env: Record<string, string | undefined>;
+  id: string;
+}): LaunchHooks | null {
+  try {
+    if (isPaneflowPlugin(Deno.readTextFileSync(opencodePluginFile(opts.env)))) return null;
+  } catch { /* not installed */ }
+  if (opts.env.OPENCODE_CONFIG_CONTENT) {
+    throw new NoLaunchHooks(
+      "the pane sets OPENCODE_CONFIG_CONTENT, which paneflow's per-launch plugin would replace; " +
+        "run `paneflow hooks setup --agent opencode` instead",
+    );
+  }
+  const file = `${opts.dir}/opencode-plugin-${opts.id}.js`;
+  Deno.writeTextFileSync(file, opencodePluginSource(opts.self), { mode: 0o600 });
+  const content = JSON.stringify({ plugin: [new URL(`file://${file}`).href] });
+  return { suffix: "", env: { OPENCODE_CONFIG_CONTENT: content }, files: [file] };
 }
 
 // ---------------------------------------------------------------- Gemini CLI

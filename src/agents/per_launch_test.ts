@@ -130,3 +130,34 @@ Deno.test("launchHooks gemini: a system-defaults copy with our hooks, in the fir
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("opencode per launch: a plugin file added by OPENCODE_CONFIG_CONTENT, skipped when installed", async () => {
+  const root = await Deno.makeTempDir({ prefix: "pf-oclaunch-" });
+  try {
+    const env = { HOME: `${root}/home` };
+    const opts = { dir: root, self: ["/usr/bin/paneflow"], env, id: "abc" };
+    const hooks = launchHooks("opencode", opts)!;
+    assert.equal(hooks.suffix, "");
+    assert.deepEqual(hooks.files, [`${root}/opencode-plugin-abc.js`]);
+    assert.deepEqual(JSON.parse(hooks.env!.OPENCODE_CONFIG_CONTENT), {
+      plugin: [`file://${root}/opencode-plugin-abc.js`],
+    });
+    const text = Deno.readTextFileSync(hooks.files[0]);
+    assert.match(text, /^\/\/ paneflow-managed/);
+    assert.match(text, /"\/usr\/bin\/paneflow","ai-hook","--tool","opencode"/);
+    // The pane already sets OPENCODE_CONFIG_CONTENT: ours would replace it.
+    assert.throws(
+      () => launchHooks("opencode", { ...opts, env: { ...env, OPENCODE_CONFIG_CONTENT: "{}" } }),
+      (e: Error) => e instanceof NoLaunchHooks && /OPENCODE_CONFIG_CONTENT/.test(e.message),
+    );
+    // `hooks setup --agent opencode` installed the plugin: it would report twice.
+    Deno.mkdirSync(`${root}/home/.config/opencode/plugins`, { recursive: true });
+    Deno.writeTextFileSync(`${root}/home/.config/opencode/plugins/paneflow.js`, text);
+    assert.equal(launchHooks("opencode", { ...opts, id: "def" }), null);
+    // A user's own file of that name is not ours.
+    Deno.writeTextFileSync(`${root}/home/.config/opencode/plugins/paneflow.js`, "export const X = 1;\n");
+    assert.ok(launchHooks("opencode", { ...opts, id: "ghi" }));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -3,7 +3,8 @@
  * input box shows it, press Enter, and report success only with evidence
  * that the turn started (the UserPromptSubmit hook carrying our prompt, the
  * busy line, or the input box cleared). Enter is retried only while the
- * input box still holds exactly our text.
+ * input box still holds exactly our text, checked again right before the
+ * retry is written (never into a dialog that opened meanwhile).
  *
  * @module
  */
@@ -67,11 +68,14 @@ const MAX_ATTEMPTS = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const squash = (t: string) => t.replace(/\s+/g, " ").trim();
 
-/** Whether the input box shows `text` (or Claude Code's placeholder for a long paste). */
+/**
+ * Whether the input box shows `text`, or the placeholder Claude Code (`[Pasted text #1 …]`) or
+ * opencode (`[Pasted ~3 lines]`, for 3+ lines or 150+ characters) shows for a long paste.
+ */
 export function composerHolds(composer: string | null, text: string): boolean {
   if (composer === null) return false;
   const c = squash(composer);
-  if (/\[Pasted text #\d+/.test(c)) return true;
+  if (/\[Pasted (text #\d+|~\d+ lines?\])/.test(c)) return true;
   const t = squash(text);
   if (!t) return c === "";
   const tail = t.slice(-40);
@@ -104,7 +108,8 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
   }
   // A hooked agent's Stop hook ends the turn before Claude Code redraws its idle
   // screen, so its state is trusted over a busy line that is still on screen.
-  const inTurn = agentWorking(agents.stateOf(id));
+  const stateAtStart = agents.stateOf(id);
+  const inTurn = agentWorking(stateAtStart);
   const busy = agents.hookedOf(id) ? inTurn : inTurn || first?.verdict?.state === "thinking";
   let hookSeen = false;
   const wanted = squash(text);
@@ -172,9 +177,29 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
           return result("queued", "the agent is still starting and queued the prompt");
         }
         if (screen.verdict?.state === "thinking") return result("submitted", "busy line on screen");
-        return result("submitted", "input box cleared");
+        // An empty box that never showed the text (the agent was still drawing itself when it came)
+        // is no evidence: wait for the hook or a busy line.
+        if (shown) return result("submitted", "input box cleared");
       }
-      if (holds && Date.now() - lastEnter >= RETRY_AFTER_MS && attempts < MAX_ATTEMPTS) await enter();
+      if (holds && Date.now() - lastEnter >= RETRY_AFTER_MS && attempts < MAX_ATTEMPTS) {
+        // The screen above was read before this decision, and under load a permission dialog can open
+        // in between (the first Enter was taken, the redraw lagged): an Enter now would answer it.
+        // Read again right before writing, and press only while the input box still holds the text.
+        const fresh = await agents.screenNow(id);
+        if (fresh && dialogShown(fresh.verdict?.rule, { trust: true })) {
+          return result(
+            "submitted",
+            "a permission dialog opened after the Enter (no retry was pressed into it)",
+          );
+        }
+        if (agents.stateOf(id) === "waiting_for_input" && stateAtStart !== "waiting_for_input") {
+          return result(
+            "submitted",
+            "the agent asks for input since the Enter (no retry was pressed into it)",
+          );
+        }
+        if (!hookSeen && fresh && composerHolds(fresh.composer, text)) await enter();
+      }
     }
     if (!agents.rulesOf(id)) {
       return {

@@ -417,14 +417,15 @@ export class AgentTracker {
           reason = "API error on screen";
           why = `screen rule "api_error": ${screen.note}`;
         } else if (
-          screen.rule === "idle_prompt" && (hook === "thinking" || hook === "waiting_for_input") &&
+          (screen.rule === "idle_prompt" || screen.rule === "done") &&
+          (hook === "thinking" || hook === "waiting_for_input") &&
           hookAge > HOOK_GRACE_MS
         ) {
           state = "finished";
           message = null;
           reason = "screen idle without a Stop hook";
           a.inTurn = false;
-          why = `screen rule "idle_prompt" shows no busy line ${hookAge} ms after hook state ${hook}`;
+          why = `screen rule "${screen.rule}" shows no busy line ${hookAge} ms after hook state ${hook}`;
         }
       }
     }

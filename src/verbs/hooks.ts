@@ -13,6 +13,7 @@ import {
   installHooks,
   removeHooks,
 } from "../agents/claude_settings.ts";
+import { isPaneflowPlugin, OPENCODE_PLUGIN_MARKER, opencodePluginSource } from "../agents/opencode_plugin.ts";
 import { CliFailure, UsageError } from "../errors.ts";
 import { readJsonObject, writeAtomic } from "../json_file.ts";
 import { selfCommand } from "../paths.ts";
@@ -73,11 +74,68 @@ interface AgentResult {
   settings?: unknown;
 }
 
+/**
+ * opencode: the plugin file is paneflow's own (its first line is the marker); a file of that name
+ * without the marker is the user's and is never touched. Setup writes it atomically (the previous
+ * version kept as .bak); uninstall keeps a .bak and removes it. The user's opencode.json is not read.
+ */
+async function runPlugin(
+  spec: HookSpec,
+  action: string,
+  dryRun: boolean,
+): Promise<{ result: AgentResult; lines: string[] }> {
+  const path = spec.file;
+  const current = await readText(path);
+  const ours = current.exists && isPaneflowPlugin(current.text);
+  if (current.exists && !ours) {
+    throw new CliFailure(
+      `Refusing to ${action === "status" ? "read" : "edit"} ${path}: it is not paneflow's plugin ` +
+        `(its first line is not "${OPENCODE_PLUGIN_MARKER}"); move it away first`,
+    );
+  }
+  const source = opencodePluginSource(selfCommand([]));
+  const result: AgentResult = { agent: spec.agent, file: path };
+  const lines: string[] = [];
+  if (action === "status") {
+    const command = ours ? hookCommand("<event>", "opencode") : null;
+    Object.assign(result, {
+      exists: current.exists,
+      events: spec.events.map((event) => ({ event, command })),
+      installed: ours,
+    });
+    const outdated = ours && current.text !== source ? " (an older version: run setup again)" : "";
+    lines.push(`${path}: paneflow's opencode plugin ${ours ? "installed" : "not installed"}${outdated}`);
+    for (const e of spec.events) lines.push(`  ${ours ? "✓" : "✗"} ${e}`);
+    return { result, lines };
+  }
+  const text = action === "setup" ? source : null;
+  const changed = action === "setup" ? current.text !== source : ours;
+  result.changed = changed;
+  if (dryRun) {
+    if (!changed) lines.push(`${path}: no change`);
+    else lines.push(text === null ? `Would remove ${path}` : `Would write ${path}:\n${text}`);
+    return { result, lines };
+  }
+  if (changed && text !== null) await writeAtomic(path, text, { backup: current.exists });
+  if (changed && text === null) {
+    await Deno.copyFile(path, `${path}.bak`);
+    await Deno.remove(path);
+  }
+  const what = action === "setup" ? "installed" : "removed";
+  lines.push(changed ? `paneflow's opencode plugin ${what}: ${path}` : `${path}: already up to date`);
+  if (action === "setup" && spec.note) {
+    result.note = spec.note;
+    lines.push(spec.note);
+  }
+  return { result, lines };
+}
+
 async function runOne(
   spec: HookSpec,
   action: string,
   dryRun: boolean,
 ): Promise<{ result: AgentResult; lines: string[] }> {
+  if (spec.plugin) return runPlugin(spec, action, dryRun);
   const path = spec.file;
   const { data, exists } = await readJsonObject(path);
   const problem = hooksShapeProblem(data);
@@ -153,21 +211,23 @@ async function runOne(
 
 export default defineVerb({
   name: "hooks",
-  usage: "paneflow hooks <setup|status|uninstall> [--agent claude|codex|gemini] [--dry-run] [--json]",
+  usage:
+    "paneflow hooks <setup|status|uninstall> [--agent claude|codex|gemini|opencode] [--dry-run] [--json]",
   details: [
     "setup adds a hook (tagged `# paneflow-managed`) for each event paneflow tracks, leaving your own hooks",
     "alone; the previous file is kept as .bak and the write is atomic. uninstall removes only ours.",
     "Claude Code: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json (" + HOOK_EVENTS.join(", ") +
     ").",
     "Codex: $CODEX_HOME/hooks.json (or ~/.codex) and its notify program in config.toml; Codex asks you once",
-    "to trust new hooks. Gemini CLI: ~/.gemini/settings.json ($GEMINI_CLI_HOME honoured).",
+    "to trust new hooks. Gemini CLI: ~/.gemini/settings.json ($GEMINI_CLI_HOME honoured). opencode: a",
+    "plugin, plugins/paneflow.js in $OPENCODE_CONFIG_DIR or $XDG_CONFIG_HOME/opencode (~/.config/opencode).",
     "Without --agent: every agent whose config dir exists (Claude Code when none does).",
   ].join("\n"),
   options: {
     agent: {
       type: "string",
       value: "<agent>",
-      description: "claude, codex or gemini (comma-separated for several)",
+      description: "claude, codex, gemini or opencode (comma-separated for several)",
     },
     "dry-run": { type: "boolean", description: "Show the change without writing" },
     json: { type: "boolean", description: "Print the result as JSON" },
