@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { classifyScreen } from "./classify.ts";
+import { checkFixtureMatrix, type MatrixRow } from "./_fixture_matrix.ts";
 import { GEMINI_SCREEN, geminiActivity, geminiComposer } from "./gemini_screen.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/gemini/", import.meta.url);
@@ -9,13 +10,7 @@ const FIXTURES = new URL("../../tests/fixtures/gemini/", import.meta.url);
  * what the input holds; each once with COLORTERM=truecolor (framed input) and
  * once without (`_plain`).
  */
-const MATRIX: [
-  file: string,
-  rule: string | null,
-  state: string | null,
-  message: string | null,
-  composer: string | null,
-][] = [
+const MATRIX: MatrixRow[] = [
   ["idle_startup", "starting", "unknown_running", null, ""],
   ["composer_text", "starting", "unknown_running", null, "draft text that is not submitted"],
   ["finished", "idle_prompt", "idle", null, ""],
@@ -37,24 +32,8 @@ const MATRIX: [
 ];
 
 Deno.test("every Gemini CLI fixture classifies as captured, with and without truecolor", async (t) => {
-  const files = [...Deno.readDirSync(FIXTURES)].map((e) => e.name).filter((n) => n.endsWith(".txt"));
-  const rows = MATRIX.flatMap((m) => [m, [`${m[0]}_plain`, ...m.slice(1)] as typeof m]);
-  assert.deepEqual(
-    files.map((f) => f.slice(0, -4)).sort(),
-    rows.map((m) => m[0]).sort(),
-    "one row per fixture",
-  );
-  for (const [file, rule, state, message, composer] of rows) {
-    await t.step(file, () => {
-      const screen = Deno.readTextFileSync(new URL(`${file}.txt`, FIXTURES));
-      const verdict = classifyScreen(GEMINI_SCREEN, screen);
-      assert.equal(verdict?.rule ?? null, rule);
-      assert.equal(verdict?.state ?? null, state);
-      if (message) assert.ok(verdict?.message?.includes(message), `message: ${verdict?.message}`);
-      else assert.equal(verdict?.message ?? null, null);
-      assert.equal(geminiComposer(screen.split("\n")), composer);
-    });
-  }
+  const rows = MATRIX.flatMap((m): MatrixRow[] => [m, [`${m[0]}_plain`, m[1], m[2], m[3], m[4]]]);
+  await checkFixtureMatrix(t, FIXTURES, GEMINI_SCREEN, geminiComposer, rows);
 });
 
 Deno.test("the spinner is not activity", () => {

@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
 import { classifyScreen } from "./classify.ts";
+import { checkFixtureMatrix, type MatrixRow } from "./_fixture_matrix.ts";
 import { OPENCODE_SCREEN, opencodeActivity, opencodeComposer, opencodeRegions } from "./opencode_screen.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/opencode/", import.meta.url);
 
 /** Every captured screen of opencode 1.18.33 → rule, state, message part, and what the input holds. */
-const MATRIX: [
-  file: string,
-  rule: string | null,
-  state: string | null,
-  message: string | null,
-  composer: string | null,
-][] = [
+const MATRIX: MatrixRow[] = [
   ["idle_startup", "idle_prompt", "idle", null, ""],
   ["composer_text", "idle_prompt", "idle", null, "draft text that is not submitted"],
   ["finished", "done", "idle", null, ""],
@@ -37,23 +32,7 @@ const MATRIX: [
 const read = (file: string) => Deno.readTextFileSync(new URL(`${file}.txt`, FIXTURES));
 
 Deno.test("every opencode fixture classifies as captured", async (t) => {
-  const files = [...Deno.readDirSync(FIXTURES)].map((e) => e.name).filter((n) => n.endsWith(".txt"));
-  assert.deepEqual(
-    files.map((f) => f.slice(0, -4)).sort(),
-    MATRIX.map((m) => m[0]).sort(),
-    "one row per fixture",
-  );
-  for (const [file, rule, state, message, composer] of MATRIX) {
-    await t.step(file, () => {
-      const screen = read(file);
-      const verdict = classifyScreen(OPENCODE_SCREEN, screen);
-      assert.equal(verdict?.rule ?? null, rule);
-      assert.equal(verdict?.state ?? null, state);
-      if (message) assert.ok(verdict?.message?.includes(message), `message: ${verdict?.message}`);
-      else assert.equal(verdict?.message ?? null, null);
-      assert.equal(opencodeComposer(screen.split("\n")), composer);
-    });
-  }
+  await checkFixtureMatrix(t, FIXTURES, OPENCODE_SCREEN, opencodeComposer, MATRIX);
 });
 
 Deno.test("the last turn starts at its prompt, without the sidebar", () => {
