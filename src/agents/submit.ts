@@ -4,7 +4,10 @@
  * that the turn started (the UserPromptSubmit hook carrying our prompt, the
  * busy line, or the input box cleared). Enter is retried only while the
  * input box still holds exactly our text, checked again right before the
- * retry is written (never into a dialog that opened meanwhile).
+ * retry is written (never into a dialog that opened meanwhile), and only
+ * once the agent has had time to take the first: 0.7 s, 2 s for a hooked
+ * agent (its hook is the evidence), and at least four times as long as it
+ * took to show the typed text (a loaded machine slows both).
  *
  * @module
  */
@@ -63,6 +66,15 @@ const SETTLE_MS = 150;
 const SHOW_TIMEOUT_MS = 2000;
 const EVIDENCE_TIMEOUT_MS = 6000;
 const RETRY_AFTER_MS = 700;
+/**
+ * A hooked agent's UserPromptSubmit hook is the evidence, and it comes late
+ * on a loaded machine (the agent spawns `paneflow ai-hook`): an Enter
+ * pressed again while the first is still being handled submits the prompt
+ * twice (Gemini CLI did, at load 10+).
+ */
+const HOOKED_RETRY_AFTER_MS = 2000;
+/** A retry also waits this many times as long as the agent took to show the typed text. */
+const ECHO_FACTOR = 4;
 const MAX_ATTEMPTS = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -120,14 +132,18 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
   });
   try {
     const payload = opts.bracketed ? bracketedPaste(text) : text;
+    const typedAt = Date.now();
     await pool.write(id, payload);
     // Wait until the input box shows the text before pressing Enter.
     const showDeadline = Date.now() + SHOW_TIMEOUT_MS;
     let shown = false;
+    // How slowly the agent answers keys now: an Enter is retried only well after that.
+    let retryAfter = agents.hookedOf(id) ? HOOKED_RETRY_AFTER_MS : RETRY_AFTER_MS;
     while (Date.now() < showDeadline) {
       const screen = await agents.screenNow(id);
       if (screen && composerHolds(screen.composer, text)) {
         shown = true;
+        retryAfter = Math.max(retryAfter, ECHO_FACTOR * (Date.now() - typedAt));
         break;
       }
       if (!screen) break;
@@ -142,7 +158,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
       await pool.write(id, "\r");
     };
     await enter();
-    const deadline = Date.now() + EVIDENCE_TIMEOUT_MS;
+    const deadline = Date.now() + Math.max(EVIDENCE_TIMEOUT_MS, MAX_ATTEMPTS * retryAfter + 1000);
     let holds = shown;
     while (Date.now() < deadline) {
       await sleep(POLL_MS);
@@ -181,7 +197,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
         // is no evidence: wait for the hook or a busy line.
         if (shown) return result("submitted", "input box cleared");
       }
-      if (holds && Date.now() - lastEnter >= RETRY_AFTER_MS && attempts < MAX_ATTEMPTS) {
+      if (holds && Date.now() - lastEnter >= retryAfter && attempts < MAX_ATTEMPTS) {
         // The screen above was read before this decision, and under load a permission dialog can open
         // in between (the first Enter was taken, the redraw lagged): an Enter now would answer it.
         // Read again right before writing, and press only while the input box still holds the text.
