@@ -72,6 +72,34 @@ Deno.test("flow control: a pane writing 3,000,000 lines loses none of the last 1
   });
 });
 
+Deno.test("flow control: eight floods at once on one worker each finish with every line of their tail", async () => {
+  // More floods than one turn's budget can parse: they are resumed a few per turn, in order; none
+  // may be left paused, none may lose a line, and a quiet pane's output is not held behind them.
+  await withHost({ config: `{ "host": { "pane_workers": 1 } }` }, async (host) => {
+    const ids: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      ids.push(
+        (await host.json<{ surface_id: number }>(["new", "-c", `seq 1 100000; echo END${i}`])).surface_id,
+      );
+    }
+    const quiet =
+      (await host.json<{ surface_id: number }>(["new", "-c", "read x; echo got-$x; exec sleep 60"]))
+        .surface_id;
+    await host.call("surface.send_text", { surface_id: quiet, text: "ping\n" });
+    await waitUntil("the quiet pane's answer during the floods", async () => {
+      const r = await host.call<ReadResult>("surface.read", { surface_id: quiet, fenced: false });
+      return r.text.includes("got-ping");
+    }, { timeoutMs: 30_000 });
+    for (const [i, id] of ids.entries()) {
+      const p = await exitedPane(host, id, 120_000);
+      assert.equal(p.exit_code, 0);
+      const lines = await lastLines(host, id, 2000);
+      assert.equal(lines.at(-1), `END${i}`);
+      assertContiguous(lines.slice(0, -1), 100_000);
+    }
+  });
+});
+
 Deno.test("flow control: a pane that exits right after a burst shows its last line", async () => {
   await withHost({}, async (host) => {
     // Several at once, on both workers: each program is the pane command itself and exits at once.

@@ -54,6 +54,11 @@ interface Session {
 const sessions = new Map<number, Session>();
 const waitsById = new Map<number, { s: Session; w: Wait }>();
 
+/** A `session.wait` is pending on one of this worker's panes (its turns are kept short: ./panes.ts). */
+export function waitsPending(): boolean {
+  return waitsById.size > 0;
+}
+
 function post(msg: SessionEvent) {
   (self as unknown as { postMessage(m: unknown): void }).postMessage(msg);
 }

@@ -24,7 +24,13 @@ import type xterm from "@xterm/headless";
 import { CHANGE_FLUSH_MS, type SpawnRequest } from "./protocol.ts";
 import { PtyInput } from "./pty_input.ts";
 import { closeOnExecAll, wrapSpawn } from "../../isolation/spawn.ts";
-import { openSession, sessionDisposed, sessionExited, sessionOutput } from "../../session/worker.ts";
+import {
+  openSession,
+  sessionDisposed,
+  sessionExited,
+  sessionOutput,
+  waitsPending,
+} from "../../session/worker.ts";
 import type { Scrollback } from "./scrollback.ts";
 import { emit } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
@@ -50,6 +56,8 @@ export interface Pane extends DrainState {
   scrollback: Scrollback | null;
   /** When the pane last reported new output (ms, performance.now). */
   reportedAt: number;
+  /** How long parsing its last chunk took (ms): what resuming it costs the next turn. */
+  chunkMs: number;
 }
 
 /** The worker's panes by id. */
@@ -63,6 +71,13 @@ export const panes = new Map<number, Pane>();
  */
 const TURN_BUDGET_MS = 8;
 /**
+ * The budget while a `session.wait` is pending on a pane of this worker:
+ * someone is timing the answer, and the output it waits for is parsed only
+ * between the floods' chunks.
+ */
+const WAITED_TURN_BUDGET_MS = 3;
+const turnBudget = () => (waitsPending() ? WAITED_TURN_BUDGET_MS : TURN_BUDGET_MS);
+/**
  * How long the worker rests after a turn in which several panes ran over the
  * budget. During the rest the turn does not end: a pane that delivers parses
  * that chunk at once (a quiet pane's output is not delayed) and then waits
@@ -74,7 +89,10 @@ const TURN_BUDGET_MS = 8;
 const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 4); // bench/corpus.ts --rest
 let turnStart = 0;
 let turnScheduled = false;
+/** Paused for going over the budget, in the order they are resumed (longest waiting first). */
 const throttledPanes = new Set<Pane>();
+/** A timer that resumes the next throttled panes when no pane delivers to end a turn. */
+let resumeTimer: ReturnType<typeof setTimeout> | null = null;
 
 function scheduleTurn() {
   if (turnScheduled) return;
@@ -86,14 +104,33 @@ function scheduleTurn() {
   });
 }
 
+/**
+ * Ends a turn: resumes throttled panes, but only as many as one turn's
+ * budget can parse. Each resumed PTY is read in the next poll, and the
+ * chunk read is parsed whatever the budget says, so resuming every flood at
+ * once makes the next turn as long as all their chunks (20 floods on two
+ * workers: ten 64 KiB chunks, ~16 ms), and a quiet pane's output, a
+ * `session.wait` or a ping waits that long. The others stay paused, first
+ * in line for the next turn.
+ */
 function endTurn() {
   turnStart = 0;
-  const list = [...throttledPanes];
-  throttledPanes.clear();
-  for (const p of list) {
+  const budget = turnBudget();
+  let cost = 0;
+  for (const p of [...throttledPanes]) {
+    if (cost > 0 && cost + p.chunkMs > budget) break;
+    cost += p.chunkMs;
+    throttledPanes.delete(p);
     p.throttled = false;
     if (panes.get(p.id) === p && !p.paused && !p.exited) p.pty.resume();
     scheduleDeferredDestroy(p);
+  }
+  // The resumed panes' output starts the next turn; if they have none, this does.
+  if (throttledPanes.size && resumeTimer === null) {
+    resumeTimer = setTimeout(() => {
+      resumeTimer = null;
+      if (turnStart === 0 && !turnScheduled) endTurn();
+    }, FLOOD_REST_MS);
   }
 }
 const dirty = new Set<number>();
@@ -168,6 +205,7 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     destroyAskedAt: 0,
     throttled: false,
     reportedAt: -Infinity,
+    chunkMs: 0,
     reaped: false,
     disposed: false,
   };
@@ -183,15 +221,17 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     if (parseNow) {
       if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
       // The PTY is not read again before this returns: that is the flow control.
+      const parseStart = performance.now();
       parseNow(data);
-      // One clock read per chunk (the chunk's arrival, the turn's budget, the report).
+      // One clock read after the chunk (its arrival, its cost, the turn's budget, the report).
       const now = performance.now();
       pane.lastDataAt = now;
+      pane.chunkMs = now - parseStart;
       if (turnStart === 0) {
         turnStart = now;
         scheduleTurn();
       }
-      if (now - turnStart > TURN_BUDGET_MS && !pane.throttled) {
+      if (now - turnStart > turnBudget() && !pane.throttled) {
         pane.throttled = true;
         p.pause();
         throttledPanes.add(pane);
