@@ -35,17 +35,26 @@ export class PwClient {
 
   constructor(
     private readonly _write: (b: Uint8Array) => Promise<void>,
-    readable: ReadableStream<Uint8Array>,
+    source: ReadableStream<Uint8Array> | Deno.Conn,
     readonly framing: "ndjson" | "lsp" = "ndjson",
     private readonly _closeWrite: () => Promise<void> = async () => {},
   ) {
+    const take = (chunk: Uint8Array) => {
+      this.#at = performance.timeOrigin + performance.now();
+      this.#append(chunk);
+      this.#parse();
+      for (const w of this.#waiters.splice(0)) w();
+    };
     this.#reader = (async () => {
-      for await (const chunk of readable) {
-        this.#at = performance.timeOrigin + performance.now();
-        this.#append(chunk);
-        this.#parse();
-        for (const w of this.#waiters.splice(0)) w();
+      if (source instanceof ReadableStream) {
+        for await (const chunk of source) take(chunk);
+        return;
       }
+      // A socket is read directly, up to 1 MiB at a time: a snapshot answer is ~380 KB, and
+      // `conn.readable` (64 KiB reads, each through the stream's promises) added ~0.4 ms to every
+      // answer in bench/session_wait.ts: the client's cost, not the host's.
+      const buf = new Uint8Array(1 << 20);
+      for (let n; (n = await source.read(buf)) !== null;) take(buf.subarray(0, n));
     })().catch(() => {});
   }
 
@@ -145,6 +154,12 @@ export class PwClient {
     return m.result;
   }
 
+  /** Drops the messages read so far (a bench's answers would otherwise all stay in memory). */
+  forget(): void {
+    this.messages = [];
+    this.arrivals = [];
+  }
+
   /** Closes the write side. */
   async end(): Promise<void> {
     await this._closeWrite();
@@ -215,23 +230,6 @@ export async function startStdio(framing: "ndjson" | "lsp" = "ndjson"): Promise<
   };
 }
 
-/**
- * The connection's bytes, read up to 1 MiB at a time: a snapshot answer is
- * ~380 KB, and `conn.readable`'s 64 KiB reads take it in seven reads, each a
- * turn of this process's event loop (~0.25 ms more per answer, measured in
- * bench/session_wait.ts), which is the client's cost, not the host's.
- */
-function bigReads(conn: Deno.Conn): ReadableStream<Uint8Array> {
-  const buf = new Uint8Array(1 << 20);
-  return new ReadableStream({
-    async pull(c) {
-      const n = await conn.read(buf).catch(() => null);
-      if (n === null) c.close();
-      else c.enqueue(buf.slice(0, n));
-    },
-  });
-}
-
 /** Connects a client to a unix socket. */
 export async function connectSocket(path: string): Promise<{ client: PwClient; conn: Deno.UnixConn }> {
   const conn = await Deno.connect({ transport: "unix", path });
@@ -240,7 +238,7 @@ export async function connectSocket(path: string): Promise<{ client: PwClient; c
       let off = 0;
       while (off < b.length) off += await conn.write(b.subarray(off));
     },
-    bigReads(conn),
+    conn,
     "ndjson",
     async () => {
       try {
