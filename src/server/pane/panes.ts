@@ -108,10 +108,9 @@ function scheduleTurn() {
  * Ends a turn: resumes throttled panes, but only as many as one turn's
  * budget can parse. Each resumed PTY is read in the next poll, and the
  * chunk read is parsed whatever the budget says, so resuming every flood at
- * once makes the next turn as long as all their chunks (20 floods on two
- * workers: ten 64 KiB chunks, ~16 ms), and a quiet pane's output, a
- * `session.wait` or a ping waits that long. The others stay paused, first
- * in line for the next turn.
+ * once makes the next turn parse a chunk of each of them (20 floods on two
+ * workers: ten) before a quiet pane's output or a `session.wait`'s match.
+ * The others stay paused, first in line for the next turn.
  */
 function endTurn() {
   turnStart = 0;
