@@ -7,17 +7,22 @@
 import { CliFailure } from "./errors.ts";
 import { dirname } from "./paths.ts";
 
+/** Reads a config file as text; a missing file is `""` and `exists: false`; another failure is one line. */
+export async function readConfigText(path: string): Promise<{ text: string; exists: boolean }> {
+  try {
+    return { text: await Deno.readTextFile(path), exists: true };
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false };
+    throw new CliFailure(`Cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
 /** Reads a JSON object file; a missing file is `{}`; anything unparseable is refused. */
 export async function readJsonObject(
   path: string,
 ): Promise<{ data: Record<string, unknown>; exists: boolean }> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { data: {}, exists: false };
-    throw new CliFailure(`Cannot read ${path}: ${(e as Error).message}`);
-  }
+  const { text, exists } = await readConfigText(path);
+  if (!exists) return { data: {}, exists: false };
   if (!text.trim()) return { data: {}, exists: true };
   let data: unknown;
   try {

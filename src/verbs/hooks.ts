@@ -15,7 +15,7 @@ import {
 } from "../agents/claude_settings.ts";
 import { isPaneflowPlugin, OPENCODE_PLUGIN_MARKER, opencodePluginSource } from "../agents/opencode_plugin.ts";
 import { CliFailure, UsageError } from "../errors.ts";
-import { readJsonObject, writeAtomic } from "../json_file.ts";
+import { readConfigText, readJsonObject, writeAtomic } from "../json_file.ts";
 import { selfCommand } from "../paths.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 import { shQuote } from "../sh.ts";
@@ -30,15 +30,6 @@ export function claudeSettingsPath(): string {
 export function hookCommand(event: string, agent: HookAgent = "claude"): string {
   const tool = agent === "claude" ? [] : ["--tool", agent];
   return selfCommand(["ai-hook", ...tool, event]).map(shQuote).join(" ");
-}
-
-async function readText(path: string): Promise<{ text: string; exists: boolean }> {
-  try {
-    return { text: await Deno.readTextFile(path), exists: true };
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false };
-    throw new CliFailure(`Cannot read ${path}: ${(e as Error).message}`);
-  }
 }
 
 /** The agents to act on: `--agent`, else every agent whose config dir exists (Claude Code when none does). */
@@ -85,7 +76,7 @@ async function runPlugin(
   dryRun: boolean,
 ): Promise<{ result: AgentResult; lines: string[] }> {
   const path = spec.file;
-  const current = await readText(path);
+  const current = await readConfigText(path);
   const ours = current.exists && isPaneflowPlugin(current.text);
   if (current.exists && !ours) {
     throw new CliFailure(
@@ -147,7 +138,7 @@ async function runOne(
   const lines: string[] = [];
   const result: AgentResult = { agent: spec.agent, file: path };
   const notifyArgv = selfCommand(["ai-hook", "--tool", "codex", "codex-notify"]);
-  const toml = spec.notifyFile ? await readText(spec.notifyFile) : null;
+  const toml = spec.notifyFile ? await readConfigText(spec.notifyFile) : null;
   if (action === "status") {
     const status = hookStatus(data, spec.events);
     const installed = status.filter((s) => s.command).length;
