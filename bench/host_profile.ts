@@ -6,7 +6,10 @@
  * time by function and by file, the pings' p50/p99 meanwhile, and writes the
  * profile to bench/out/host-main.cpuprofile (open it in Chrome DevTools).
  *
- *   deno run -A bench/host_profile.ts [--panes 100] [--seconds 20] [--top 25]
+ * With `--churn`, the soak's churn too: a workspace opened and closed every
+ * 200 ms.
+ *
+ *   deno run -A bench/host_profile.ts [--panes 100] [--seconds 20] [--top 25] [--churn]
  *
  * @module
  */
@@ -22,6 +25,7 @@ const { values } = parseArgs({
     panes: { type: "string", default: "100" },
     seconds: { type: "string", default: "20" },
     top: { type: "string", default: "25" },
+    churn: { type: "boolean", default: false },
   },
 });
 const OUT = new URL("./out/", import.meta.url).pathname;
@@ -90,6 +94,19 @@ try {
     }
     c.close();
   })();
+  // With --churn, the soak's workspace opened and closed every 200 ms.
+  const churn = values.churn && (async () => {
+    const c = await RpcConn.open(host.socket);
+    while (!stop.now) {
+      const ws = await c.call<{ index: number }>("workspace.create", {
+        command: "echo churn",
+        cwd: host.dir,
+      });
+      await c.call("workspace.close", { index: ws.index });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    c.close();
+  })();
   const session = await cdp(url);
   await session.call("Profiler.enable");
   await session.call("Profiler.setSamplingInterval", { interval: 250 });
@@ -105,6 +122,7 @@ try {
   const { profile } = await session.call<{ profile: Profile }>("Profiler.stop");
   stop.now = true;
   await reader;
+  await churn;
   session.close();
   rpc.close();
   await Deno.mkdir(OUT, { recursive: true });

@@ -174,3 +174,39 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "orphans: a closed and reaped pane leaves the host's record and watchdog; the others stay guarded",
+  ignore: !linux,
+  fn: async () => {
+    await withHost({}, async (host) => {
+      const [closed, setsid, plain] = markers(3);
+      const { surface_id } = await host.call<{ surface_id: number }>("workspace.create", {
+        command: `exec sleep ${closed}`,
+      });
+      await host.call("workspace.create", { command: `setsid sleep ${setsid} & exec sleep 600` });
+      // No PANEFLOW_HOST_ID and deaf to the PTY's hang-up: only the session the watchdog was told of ends it.
+      await host.call("workspace.create", { command: `trap '' HUP; exec env -i sleep ${plain}` });
+      await waitUntil("the panes' processes", () => running([closed, setsid, plain]).size === 3 || false);
+      const recorded = () =>
+        (JSON.parse(Deno.readTextFileSync(`${host.socket}.panes.json`)) as { sessions: number[] }).sessions;
+      const closedPid = running([closed]).get(closed)!;
+      await waitUntil("all three sessions in the record", () => recorded().length === 3 || false);
+      assert.ok(recorded().includes(closedPid));
+      await host.call("surface.close", { surface_id });
+      await waitUntil(
+        "the closed pane's session to leave the record",
+        () => recorded().length === 2 || false,
+      );
+      assert.ok(!recorded().includes(closedPid), `still recorded: ${recorded()}`);
+      // The watchdog dropped it too, and still ends the other panes' processes when the host dies.
+      const { pid } = await host.call<{ pid: number }>("system.identify");
+      Deno.kill(pid, "SIGKILL");
+      await goneWithin(
+        [setsid, plain],
+        2000,
+        "the remaining panes' processes to end after the host's SIGKILL",
+      );
+    });
+  },
+});

@@ -12,7 +12,7 @@ import { WAITING_NOTIFICATIONS } from "./hook.ts";
 import type { BusEvent, EventBus } from "../server/bus.ts";
 import type { PanePool } from "../server/pane/pool.ts";
 import { foreground, type ProcessInfo } from "../server/pane/proc.ts";
-import { ProcScanner } from "../server/pane/proc_scan.ts";
+import type { ProcScanner } from "../server/pane/proc_scan.ts";
 import type { Registry, Surface } from "../server/registry.ts";
 import {
   type Agent,
@@ -37,14 +37,14 @@ export class AgentTracker {
   #scanTimer: ReturnType<typeof setInterval>;
   #promptListeners = new Set<PromptListener>();
   #scanning = false;
-  /** Process detection's /proc reads, in a worker of their own. */
-  #procs = new ProcScanner();
 
+  /** `procs` does process detection's /proc reads (in a worker); the host owns and closes it. */
   constructor(
     private readonly _registry: Registry,
     private readonly _pool: PanePool,
     private readonly _bus: EventBus,
     private readonly _stallMs: number,
+    private readonly _procs: ProcScanner,
   ) {
     _bus.tap((ev) => this.#onEvent(ev));
     this.#scanTimer = setInterval(() => void this.scan().catch(() => {}), SCAN_MS);
@@ -54,7 +54,6 @@ export class AgentTracker {
   dispose(): void {
     clearInterval(this.#scanTimer);
     for (const t of this.#screenTimers.values()) clearTimeout(t);
-    this.#procs.close();
   }
 
   /** Calls `fn` when a UserPromptSubmit hook arrives; returns the unsubscribe function. */
@@ -199,7 +198,7 @@ export class AgentTracker {
     this.#scanning = true;
     try {
       const live = [...this._registry.surfaces.values()].filter((s) => !s.exit);
-      const members = await this.#procs.members(live.map((s) => s.pid));
+      const members = await this._procs.members(live.map((s) => s.pid));
       for (const s of live) this.#detect(s.id, members.get(s.pid));
     } finally {
       this.#scanning = false;
@@ -505,7 +504,7 @@ export class AgentTracker {
     const a = this.#agents.get(s.id);
     // The agent's own process (as process detection found it: it may run under
     // a shell that leads the foreground group), else the foreground process.
-    const agent = s.exit ? null : agentProcess((await this.#procs.members([s.pid])).get(s.pid));
+    const agent = s.exit ? null : agentProcess((await this._procs.members([s.pid])).get(s.pid));
     const fg = s.exit || agent ? null : foreground(s.pid);
     const now = Date.now();
     return {
@@ -557,7 +556,7 @@ export class AgentTracker {
   async detectUntracked(surfaces: Iterable<Surface>, quick = false): Promise<void> {
     const todo = [...surfaces].filter((s) => !s.exit && !this.#agents.has(s.id));
     if (!todo.length) return;
-    const members = await this.#procs.members(todo.map((s) => s.pid), quick);
+    const members = await this._procs.members(todo.map((s) => s.pid), quick);
     for (const s of todo) if (!this.#agents.has(s.id)) this.#detect(s.id, members.get(s.pid));
   }
 

@@ -8,7 +8,7 @@
  */
 import type { EventBus } from "../server/bus.ts";
 import type { Registry, Surface } from "../server/registry.ts";
-import { escalate } from "./reap.ts";
+import { escalate, type ProcessTable, sharedTable } from "./reap.ts";
 import { HostRecord, recordPath, startWatchdog, sweepLeftovers, type Watchdog } from "./watchdog.ts";
 
 /** One host's guard. */
@@ -18,13 +18,17 @@ export class HostGuard {
   #pending = new Set<Promise<unknown>>();
   #sessions: number[] = [];
   #stopping = false;
+  /** Where reaping reads the process table (the host's /proc worker); inline when not given. */
+  #table: ProcessTable | undefined;
 
   private constructor(
     private readonly _registry: Registry,
     private readonly _graceMs: number,
     private readonly _log: (line: string) => void,
     socketPath: string,
+    table: ProcessTable | undefined,
   ) {
+    this.#table = table && sharedTable(table);
     this.#record = new HostRecord(recordPath(socketPath), _registry.hostId);
     this.#watchdog = startWatchdog(_registry.hostId, _log);
   }
@@ -36,11 +40,12 @@ export class HostGuard {
     bus: EventBus;
     graceMs: number;
     log: (line: string) => void;
+    table?: ProcessTable;
   }): Promise<HostGuard> {
     await sweepLeftovers(opts.socketPath, opts.log).catch((e) =>
       opts.log(`leftover sweep failed: ${e.message}`)
     );
-    const guard = new HostGuard(opts.registry, opts.graceMs, opts.log, opts.socketPath);
+    const guard = new HostGuard(opts.registry, opts.graceMs, opts.log, opts.socketPath, opts.table);
     opts.bus.tap((ev) => {
       if (ev.type !== "surface_created") return;
       const s = opts.registry.surfaces.get(ev.surface_id as number);
@@ -58,15 +63,23 @@ export class HostGuard {
     this.#record.addSession(pid);
   }
 
+  #removeSession(pid: number) {
+    const i = this.#sessions.indexOf(pid);
+    if (i >= 0) this.#sessions.splice(i, 1);
+    this.#watchdog?.removeSession(pid);
+    this.#record.removeSession(pid);
+  }
+
   /** SIGHUP to everything of the pane, SIGKILL to what is left after the grace. */
   #reap(s: Surface) {
-    const job = escalate({ sessions: s.pid ? [s.pid] : [], token: s.token }, this._graceMs)
+    const job = escalate({ sessions: s.pid ? [s.pid] : [], token: s.token }, this._graceMs, this.#table)
       .then((killed) => {
         if (killed.length) {
           this._log(
             `pane ${s.id}: ${killed.length} process(es) outlived SIGHUP by ${this._graceMs} ms; killed`,
           );
         }
+        if (s.pid && !this.#stopping) this.#removeSession(s.pid);
       })
       .catch(() => {})
       .finally(() => this.#pending.delete(job));
@@ -82,13 +95,17 @@ export class HostGuard {
   async stop(closeAll: () => Promise<void>): Promise<void> {
     this.#stopping = true;
     await closeAll();
-    const killed = await escalate({ hostId: this._registry.hostId, sessions: this.#sessions }, this._graceMs)
+    const killed = await escalate(
+      { hostId: this._registry.hostId, sessions: this.#sessions },
+      this._graceMs,
+      this.#table,
+    )
       .catch(() => []);
     if (killed.length) {
       this._log(`${killed.length} pane process(es) outlived SIGHUP by ${this._graceMs} ms; killed`);
     }
     while (this.#pending.size) await Promise.all([...this.#pending]);
     this.#watchdog?.close();
-    this.#record.remove();
+    await this.#record.remove();
   }
 }

@@ -49,32 +49,37 @@ async function argvOf(pid: number): Promise<string[]> {
 }
 
 /** What a scan keeps of a process: enough to match any {@link Match}. */
-interface Entry extends Found {
+export interface ProcessEntry extends Found {
   pgrp: number;
   session: number;
   /** Its PANEFLOW_HOST_ID=... and PANEFLOW_PANE_TOKEN=... entries. */
   tags: string[];
 }
 
-let inflight: Promise<Entry[]> | null = null;
+/** Where a scan's process table comes from: read here, or by a worker (the host's). */
+export type ProcessTable = () => Promise<ProcessEntry[]>;
 
 /**
- * One pass over /proc, shared by every caller that asks while it runs: a
- * clean stop closes every pane at once, and each pane's escalation would
- * otherwise read every process's environment again.
+ * One pass over /proc at a time, shared by every caller that asks while it
+ * runs: a clean stop closes every pane at once, and each pane's escalation
+ * would otherwise read every process's environment again.
  */
-function scan(): Promise<Entry[]> {
-  return inflight ??= scanNow().finally(() => (inflight = null));
+export function sharedTable(read: ProcessTable): ProcessTable {
+  let inflight: Promise<ProcessEntry[]> | null = null;
+  return () => inflight ??= read().finally(() => (inflight = null));
 }
 
 /**
- * Synchronous reads: ~2 small files per process, a few ms for hundreds of
- * processes, where the same reads through the async file API queue behind
- * each other on a loaded machine for hundreds of ms.
+ * Reads the process table with synchronous reads: ~2 small files per
+ * process, where the same reads through the async file API queue behind
+ * each other on a loaded machine for hundreds of ms. For hundreds of
+ * processes that is tens of ms of one thread, so the host has its worker
+ * do it (`ProcScanner.table`, ../server/pane/proc_scan.ts): on its main
+ * thread, a pane closed every 200 ms put the soak's `system.ping` p99 at
+ * 40–57 ms.
  */
-// deno-lint-ignore require-await
-async function scanNow(): Promise<Entry[]> {
-  const out: Entry[] = [];
+export function readProcessTable(): ProcessEntry[] {
+  const out: ProcessEntry[] = [];
   const dec = new TextDecoder();
   try {
     for (const e of Deno.readDirSync("/proc")) {
@@ -96,8 +101,12 @@ async function scanNow(): Promise<Entry[]> {
   return out;
 }
 
+/** The table read on the calling thread (one process's startup sweep, the tests). */
+// deno-lint-ignore require-await
+const inline: ProcessTable = sharedTable(async () => readProcessTable());
+
 /** Every live process (zombies are already dead) matching `m`, this process excepted. */
-export async function findProcesses(m: Match): Promise<Found[]> {
+export async function findProcesses(m: Match, table: ProcessTable = inline): Promise<Found[]> {
   const sessions = new Set(m.sessions ?? []);
   const tags = [
     m.hostId ? `${HOST_ID_ENV}=${m.hostId}` : null,
@@ -105,7 +114,7 @@ export async function findProcesses(m: Match): Promise<Found[]> {
   ].filter((t): t is string => t !== null);
   if (!sessions.size && !tags.length) return [];
   const found: Found[] = [];
-  for (const p of await scan()) {
+  for (const p of await table()) {
     if (sessions.has(p.session) || sessions.has(p.pgrp) || p.tags.some((t) => tags.includes(t))) {
       found.push({ pid: p.pid, start: p.start, argv: await argvOf(p.pid) });
     }
@@ -137,8 +146,8 @@ function signal(list: Found[], sig: Deno.Signal) {
  * `graceMs` get SIGKILL (and whatever they started meanwhile, found by a
  * fresh scan). Resolves with what had to be killed.
  */
-export async function escalate(m: Match, graceMs: number): Promise<Found[]> {
-  let list = await findProcesses(m);
+export async function escalate(m: Match, graceMs: number, table: ProcessTable = inline): Promise<Found[]> {
+  let list = await findProcesses(m, table);
   if (!list.length) return [];
   signal(list, "SIGHUP");
   const deadline = Date.now() + graceMs;
@@ -152,7 +161,7 @@ export async function escalate(m: Match, graceMs: number): Promise<Found[]> {
   const killed: Found[] = [];
   for (let round = 0; round < 5; round++) {
     list = list.filter(alive);
-    for (const p of await findProcesses(m)) if (!list.some((q) => q.pid === p.pid)) list.push(p);
+    for (const p of await findProcesses(m, table)) if (!list.some((q) => q.pid === p.pid)) list.push(p);
     if (!list.length) break;
     signal(list, "SIGKILL");
     for (const p of list) if (!killed.some((k) => k.pid === p.pid)) killed.push(p);

@@ -32,7 +32,13 @@ const WATCHDOG = `
 trap '' HUP INT TERM
 host=$1
 sessions=" "
-while IFS= read -r line; do sessions="$sessions$line "; done
+# A line "PID" adds a pane session, "-PID" drops one (its pane was closed and reaped).
+while IFS= read -r line; do
+  case $line in
+  -*) p=" \${line#-} "; case $sessions in *"$p"*) sessions="\${sessions%%"$p"*} \${sessions#*"$p"}" ;; esac ;;
+  *) sessions="$sessions$line " ;;
+  esac
+done
 pids() {
   grep -lzx "${HOST_ID_ENV}=$host" /proc/[0-9]*/environ 2>/dev/null | sed 's|^/proc/||; s|/environ$||'
   [ "$sessions" = " " ] && return
@@ -56,6 +62,8 @@ done
 export interface Watchdog {
   /** Tells the watchdog about a pane's session (its pid). */
   addSession(pid: number): void;
+  /** Tells the watchdog a session's pane was closed and reaped. */
+  removeSession(pid: number): void;
   /** Closes the pipe: the watchdog sweeps once (normally finding nothing) and exits. */
   close(): void;
   /** The watchdog's pid. */
@@ -89,6 +97,9 @@ export function startWatchdog(hostId: string, log: (line: string) => void): Watc
     addSession(pid) {
       if (!closed) writer.write(enc.encode(`${pid}\n`)).catch(() => {});
     },
+    removeSession(pid) {
+      if (!closed) writer.write(enc.encode(`-${pid}\n`)).catch(() => {});
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -109,27 +120,44 @@ export function recordPath(socketPath: string): string {
   return `${socketPath}.panes.json`;
 }
 
-/** Keeps the record of a host's panes next to its socket. */
+/**
+ * Keeps the record of a host's panes next to its socket. Writes after the
+ * first are asynchronous and one at a time, each with the newest state (a
+ * pane opened every 200 ms put synchronous writes among the host's longest
+ * main-thread stalls).
+ */
 export class HostRecord {
   #record: Record;
+  #chain: Promise<void> = Promise.resolve();
+  #dirty = false;
   constructor(private readonly _path: string, hostId: string) {
     this.#record = { host_id: hostId, pid: Deno.pid, sessions: [] };
-    this.#save();
+    try {
+      Deno.writeTextFileSync(this._path, JSON.stringify(this.#record), { mode: 0o600 });
+    } catch { /* the socket's directory went away */ }
   }
   addSession(pid: number): void {
     this.#record.sessions.push(pid);
     this.#save();
   }
-  /** Removes the record (a clean stop). */
-  remove(): void {
-    try {
-      Deno.removeSync(this._path);
-    } catch { /* gone */ }
+  /** Drops a session whose pane was closed and reaped: the record does not grow with every pane ever opened. */
+  removeSession(pid: number): void {
+    const i = this.#record.sessions.indexOf(pid);
+    if (i < 0) return;
+    this.#record.sessions.splice(i, 1);
+    this.#save();
+  }
+  /** Removes the record (a clean stop), after any write still under way. */
+  remove(): Promise<void> {
+    return this.#chain = this.#chain.then(() => Deno.remove(this._path)).catch(() => {});
   }
   #save() {
-    try {
-      Deno.writeTextFileSync(this._path, JSON.stringify(this.#record), { mode: 0o600 });
-    } catch { /* the socket's directory went away */ }
+    if (this.#dirty) return;
+    this.#dirty = true;
+    this.#chain = this.#chain.then(() => {
+      this.#dirty = false;
+      return Deno.writeTextFile(this._path, JSON.stringify(this.#record), { mode: 0o600 });
+    }).catch(() => {/* the socket's directory went away */});
   }
 }
 

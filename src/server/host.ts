@@ -12,6 +12,7 @@ import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "./bus.ts";
 import { PanePool } from "./pane/pool.ts";
+import { ProcScanner } from "./pane/proc_scan.ts";
 import { AgentTracker } from "../agents/tracker.ts";
 import { Registry } from "./registry.ts";
 import type { HostContext, Service } from "./context.ts";
@@ -174,18 +175,22 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     pool.terminate();
     throw new Error((e as Error).message);
   }
-  const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000);
+  // One worker does the host's /proc reads: agent detection's and reaping's.
+  const procs = new ProcScanner();
+  const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000, procs);
   const guard = await HostGuard.start({
     socketPath: opts.socketPath,
     registry,
     bus,
     graceMs: config.terminal.kill_grace_ms,
     log,
+    table: () => procs.table(),
   });
 
   // The host's services, in start order; disposed in reverse. A capability
   // adds one line here (and keeps its state in its own folder).
   const services: Service[] = [
+    { name: "procs", dispose: () => procs.close() },
     {
       name: "panes",
       dispose: async () => {
