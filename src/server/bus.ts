@@ -37,6 +37,9 @@ export class Subscription {
   #wake: (() => void) | null = null;
   #closed = false;
 
+  /** Ends this subscriber's count as a watcher of output (see {@link EventBus.watchers}). */
+  unwatch: (() => void) | null = null;
+
   constructor(readonly filter: Filter, private readonly _bus: EventBus) {}
 
   /** Whether this subscriber wants `ev`. */
@@ -123,6 +126,7 @@ export class Subscription {
     if (this.#closed) return;
     this.#closed = true;
     this._bus.unsubscribe(this);
+    this.unwatch?.();
     this.#wake?.();
   }
 }
@@ -131,6 +135,12 @@ export class Subscription {
 export class EventBus {
   #subs: Subscription[] = [];
   #taps: ((ev: BusEvent) => void)[] = [];
+  /**
+   * Counts a subscriber that receives `surface_changed` as a watcher of
+   * pane output (the host sets it to `PanePool.watch`); returns the release,
+   * called when the subscriber goes.
+   */
+  watchers: (() => () => void) | null = null;
 
   /** Calls `fn` synchronously for every event: for in-host consumers such as the agent tracker. */
   tap(fn: (ev: BusEvent) => void): void {
@@ -140,6 +150,7 @@ export class EventBus {
   /** Adds a subscriber; it sees events published from now on. */
   subscribe(filter: Filter = {}): Subscription {
     const sub = new Subscription(filter, this);
+    if (!filter.types || filter.types.has("surface_changed")) sub.unwatch = this.watchers?.() ?? null;
     // Copy on write: a dispatch in progress keeps iterating the old array,
     // so a subscriber added during a dispatch does not see that event.
     this.#subs = [...this.#subs, sub];

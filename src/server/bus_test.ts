@@ -84,3 +84,23 @@ Deno.test("bus: close unsubscribes and wakes a pending next with null", async ()
   bus.publish({ type: "workspace_created" });
   assert.equal(sub.pending, 0);
 });
+
+Deno.test("bus: a subscriber that receives surface_changed counts as a watcher of output until it closes", () => {
+  const bus = new EventBus();
+  let watching = 0;
+  bus.watchers = () => {
+    watching++;
+    return () => watching--;
+  };
+  const lifecycle = bus.subscribe({ types: new Set(["surface_created", "surface_closed"]) });
+  assert.equal(watching, 0, "a subscriber to lifecycle events only watches no output");
+  const all = bus.subscribe({});
+  const one = bus.subscribe({ surfaces: new Set([3]), types: new Set(["surface_changed"]) });
+  assert.equal(watching, 2);
+  all.close();
+  all.close();
+  assert.equal(watching, 1, "closing twice releases once");
+  one.close();
+  lifecycle.close();
+  assert.equal(watching, 0);
+});

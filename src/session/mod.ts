@@ -119,6 +119,20 @@ export class Sessions {
     return () => this.#listeners.delete(fn);
   }
 
+  /**
+   * {@link onChange} for a client that watches output live (a connection
+   * with notifications on): while it does, the pane workers keep headroom
+   * for output that is watched (`PanePool.watch`).
+   */
+  watchOutput(fn: (s: SessionState) => void): () => void {
+    const off = this.onChange(fn);
+    const unwatch = this._pool.watch();
+    return () => {
+      off();
+      unwatch();
+    };
+  }
+
   /** The session `id`, or -32602 `unknown session: id`. */
   get(id: string): SessionState {
     const s = this.#byId.get(id);

@@ -55,7 +55,7 @@ export class Notifications {
       for (const s of this._registry.all()) {
         this.#seen.set(s.id, { sequence: null, cursor: s.chars, exited: false });
       }
-      this.#off = this._registry.onChange(() => this.#kick());
+      this.#off = this._registry.watchOutput(() => this.#kick());
     } else if (!p.enabled) {
       this.#off?.();
       this.#off = null;

@@ -86,7 +86,19 @@ const turnBudget = () => (waitsPending() ? WAITED_TURN_BUDGET_MS : TURN_BUDGET_M
  * PTY work and for a core (20 `cat` floods: output → frame p99 ~600 ms);
  * resting leaves that headroom (p99 ~15 ms). A single flood never rests.
  */
-const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 4); // bench/corpus.ts --rest
+const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 4);
+/**
+ * Whether a client watches pane output live (the main thread says so:
+ * `PanePool.watch`). The rest buys latency for watched output with a fifth
+ * of the fan-out's throughput (bench/corpus.ts, 20 floods: 20.1 vs 16.8
+ * MiB/s), so it is taken only while someone watches or a `session.wait`
+ * is pending; otherwise floods are parsed flat out.
+ */
+let watched = false;
+export function setWatched(on: boolean): void {
+  watched = on;
+}
+const restMs = () => (watched || waitsPending() ? FLOOD_REST_MS : 0);
 let turnStart = 0;
 let turnScheduled = false;
 /** Paused for going over the budget, in the order they are resumed (longest waiting first). */
@@ -99,7 +111,8 @@ function scheduleTurn() {
   turnScheduled = true;
   setImmediate(() => {
     turnScheduled = false;
-    if (throttledPanes.size > 1) setTimeout(endTurn, FLOOD_REST_MS);
+    const rest = throttledPanes.size > 1 ? restMs() : 0;
+    if (rest > 0) setTimeout(endTurn, rest);
     else endTurn();
   });
 }
@@ -129,7 +142,7 @@ function endTurn() {
     resumeTimer = setTimeout(() => {
       resumeTimer = null;
       if (turnStart === 0 && !turnScheduled) endTurn();
-    }, FLOOD_REST_MS);
+    }, restMs());
   }
 }
 const dirty = new Set<number>();

@@ -16,6 +16,7 @@ import {
   type SearchResult,
   type SpawnRequest,
   STALLED,
+  type WatchedMessage,
   type WorkerBatch,
   type WorkerEvent,
   type WorkerReply,
@@ -84,6 +85,8 @@ export class PanePool {
 
   #onEvent: (ev: WorkerEvent) => void;
   #log: (line: string) => void;
+  /** Clients watching output live (see {@link watch}). */
+  #watchers = 0;
 
   /**
    * Starts `size` workers; `onEvent` receives what panes report. A worker
@@ -126,6 +129,7 @@ export class PanePool {
       this.#fail(slot, e.message || "uncaught error");
     };
     worker.onmessageerror = () => this.#fail(slot, "a message could not be read");
+    worker.postMessage({ watched: this.#watchers > 0 } satisfies WatchedMessage);
     return slot;
   }
 
@@ -150,6 +154,28 @@ export class PanePool {
       this.#home.delete(id);
       this.#views.delete(id);
       this.#onEvent({ ev: "exit", id, exit_code: -1, signal: 0 });
+    }
+  }
+
+  /**
+   * Counts a client that watches pane output live (an events subscriber for
+   * `surface_changed`, ptywright notifications); returns its release. While
+   * any does, the workers rest between flood turns so watched output, pings
+   * and events find a free core; while none does, floods are parsed flat out.
+   */
+  watch(): () => void {
+    if (this.#watchers++ === 0) this.#tellWatched(true);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#watchers === 0) this.#tellWatched(false);
+    };
+  }
+
+  #tellWatched(watched: boolean): void {
+    for (const slot of this.#slots) {
+      if (!slot.failed) slot.worker.postMessage({ watched } satisfies WatchedMessage);
     }
   }
 

@@ -79,6 +79,15 @@ export interface RecycleMessage {
   recycle: ArrayBuffer;
 }
 
+/**
+ * Whether a client watches pane output live (no reply): while one does the
+ * workers rest between flood turns, leaving headroom for its output
+ * (./panes.ts); while none does they parse flat out.
+ */
+export interface WatchedMessage {
+  watched: boolean;
+}
+
 /** The reply to one {@link WorkerRequest}. */
 export type WorkerReply =
   | { rid: number; ok: true; result: OpResult<OpName> }

@@ -12,21 +12,22 @@
  *
  * @module
  */
-import type { RecycleMessage, WorkerRequest } from "./protocol.ts";
+import type { RecycleMessage, WatchedMessage, WorkerRequest } from "./protocol.ts";
 import { post } from "./outbox.ts";
 import { remember } from "./views.ts";
 import { handle } from "./ops.ts";
-import { panes } from "./panes.ts";
+import { panes, setWatched } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
 import { rawBuffers } from "../../session/snapshot.ts";
 
 /** The worker's global scope (the default lib types `self` as a window). */
 const scope = self as unknown as {
-  onmessage: ((e: MessageEvent<WorkerRequest | RecycleMessage>) => void) | null;
+  onmessage: ((e: MessageEvent<WorkerRequest | RecycleMessage | WatchedMessage>) => void) | null;
 };
 
-scope.onmessage = async (e: MessageEvent<WorkerRequest | RecycleMessage>) => {
+scope.onmessage = async (e: MessageEvent<WorkerRequest | RecycleMessage | WatchedMessage>) => {
   if (e.data && "recycle" in e.data) return rawBuffers.give(e.data.recycle);
+  if (e.data && "watched" in e.data) return setWatched(e.data.watched);
   const req = e.data;
   try {
     const result = await handle(req);
