@@ -32,7 +32,7 @@ import {
   waitsPending,
 } from "../../session/worker.ts";
 import type { Scrollback } from "./scrollback.ts";
-import { emit } from "./outbox.ts";
+import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
 import { createTerminal } from "./terminal.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
@@ -58,6 +58,8 @@ export interface Pane extends DrainState {
   reportedAt: number;
   /** How long parsing its last chunk took (ms): what resuming it costs the next turn. */
   chunkMs: number;
+  /** When it was last resumed after going over a turn's budget (ms, performance.now). */
+  resumedAt: number;
 }
 
 /** The worker's panes by id. */
@@ -134,6 +136,7 @@ function endTurn() {
     cost += p.chunkMs;
     throttledPanes.delete(p);
     p.throttled = false;
+    p.resumedAt = performance.now();
     if (panes.get(p.id) === p && !p.paused && !p.exited) p.pty.resume();
     scheduleDeferredDestroy(p);
   }
@@ -218,6 +221,7 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     throttled: false,
     reportedAt: -Infinity,
     chunkMs: 0,
+    resumedAt: 0,
     reaped: false,
     disposed: false,
   };
@@ -234,6 +238,9 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
       if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
       // The PTY is not read again before this returns: that is the flow control.
       const parseStart = performance.now();
+      // Output after a quiet spell (not one of our pauses) is news: its report goes at once, not
+      // at the end of a turn that may spend its budget on floods first.
+      const news = parseStart - Math.max(pane.lastDataAt, pane.resumedAt) > CHANGE_FLUSH_MS;
       parseNow(data);
       // One clock read after the chunk (its arrival, its cost, the turn's budget, the report).
       const now = performance.now();
@@ -252,6 +259,7 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
       pane.generation++;
       markDirty(pane, now);
       sessionOutput(pane.id, data);
+      if (news) flushOutbox();
       return;
     }
     pane.lastDataAt = performance.now();
