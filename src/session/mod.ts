@@ -362,6 +362,8 @@ export class Sessions {
   async waitRaw(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<RawJson> {
     const s = this.get(id);
     const wid = ++this.#wid;
+    // Someone is timing this answer: the workers keep headroom while it is pending (PanePool.watch).
+    const unwatch = this._pool.watch();
     const onAbort = () =>
       void this._pool.session(s.surface.id, { kind: "cancel", wid, reason: "cancelled" }).catch(() => {});
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -379,6 +381,7 @@ export class Sessions {
       if (!this.#byId.has(id)) throw closed();
       throw new RpcError(PwError.Internal, (e as Error).message);
     } finally {
+      unwatch();
       signal?.removeEventListener("abort", onAbort);
     }
     if (outcome.ok) return new RawJson(outcome.json, (b) => this._pool.recycle(s.surface.id, b));

@@ -91,16 +91,37 @@ const turnBudget = () => (waitsPending() ? WAITED_TURN_BUDGET_MS : TURN_BUDGET_M
 const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 4);
 /**
  * Whether a client watches pane output live (the main thread says so:
- * `PanePool.watch`). The rest buys latency for watched output with a fifth
- * of the fan-out's throughput (bench/corpus.ts, 20 floods: 20.1 vs 16.8
- * MiB/s), so it is taken only while someone watches or a `session.wait`
- * is pending; otherwise floods are parsed flat out.
+ * `PanePool.watch`, which a pending `session.wait` counts in too). The rest
+ * buys latency for watched output with a third or more of the fan-out's
+ * throughput (bench/corpus.ts, 20 floods of the build mix: 14.9–17.4 MiB/s
+ * watched, 25–31 MiB/s not), so it is taken only while someone watches.
  */
 let watched = false;
-export function setWatched(on: boolean): void {
+/** Requests the main thread has posted and this worker has not taken (see `WatchedMessage`). */
+let requests: Int32Array | null = null;
+export function setWatched(on: boolean, counter?: SharedArrayBuffer): void {
   watched = on;
+  if (counter) requests = new Int32Array(counter);
 }
-const restMs = () => (watched || waitsPending() ? FLOOD_REST_MS : 0);
+/** A request from the main thread has been taken off the message port. */
+export function requestTaken(): void {
+  if (requests) Atomics.sub(requests, 0, 1);
+}
+/**
+ * The rest after a turn in which `floods` panes went over the budget:
+ * {@link FLOOD_REST_MS} while output is watched and several flood;
+ * otherwise none, but one more pass of the event loop (0) while a request
+ * from the main thread waits, since turn after turn of parsing leaves the
+ * worker's message port unread (an already satisfied `session.wait`
+ * during 20 floods: p50 165 ms without, 11 ms with; a timer instead of the
+ * pass cost a fifth of the fan-out's throughput); -1: straight on.
+ */
+const restMs = (floods: number) =>
+  floods > 1 && (watched || waitsPending())
+    ? FLOOD_REST_MS
+    : requests && Atomics.load(requests, 0) > 0
+    ? 0
+    : -1;
 let turnStart = 0;
 let turnScheduled = false;
 /** Paused for going over the budget, in the order they are resumed (longest waiting first). */
@@ -113,8 +134,9 @@ function scheduleTurn() {
   turnScheduled = true;
   setImmediate(() => {
     turnScheduled = false;
-    const rest = throttledPanes.size > 1 ? restMs() : 0;
+    const rest = restMs(throttledPanes.size);
     if (rest > 0) setTimeout(endTurn, rest);
+    else if (rest === 0) setImmediate(endTurn);
     else endTurn();
   });
 }
@@ -145,7 +167,7 @@ function endTurn() {
     resumeTimer = setTimeout(() => {
       resumeTimer = null;
       if (turnStart === 0 && !turnScheduled) endTurn();
-    }, restMs());
+    }, Math.max(0, restMs(throttledPanes.size)));
   }
 }
 const dirty = new Set<number>();

@@ -30,6 +30,8 @@ import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
 interface Slot {
   worker: Worker;
   panes: number;
+  /** Requests posted to the worker and not yet taken by it (shared memory, see `WatchedMessage`). */
+  requests: Int32Array;
   /** Set when the worker failed: its panes are gone, it takes no more. */
   failed?: string;
 }
@@ -49,6 +51,8 @@ const SPAWN_MS = 180_000;
  * reported at once (so only the worker-to-main hop is left).
  */
 const QUIET_MS = 2 * CHANGE_FLUSH_MS;
+/** How long after the last watcher goes the workers are told nobody watches. */
+const UNWATCH_DELAY_MS = 1000;
 /** Plain reads kept per pane (different line counts, offsets or joining). */
 const READS_KEPT = 4;
 
@@ -87,6 +91,7 @@ export class PanePool {
   #log: (line: string) => void;
   /** Clients watching output live (see {@link watch}). */
   #watchers = 0;
+  #unwatchTimer: ReturnType<typeof setTimeout> | null = null;
 
   /**
    * Starts `size` workers; `onEvent` receives what panes report. A worker
@@ -108,7 +113,8 @@ export class PanePool {
     const worker = new Worker(new URL("./worker.ts", import.meta.url).href, {
       type: "module",
     });
-    const slot: Slot = { worker, panes: 0 };
+    const requests = new Int32Array(new SharedArrayBuffer(4));
+    const slot: Slot = { worker, panes: 0, requests };
     const event = (ev: WorkerEvent) => {
       if (ev.ev === "changed") this.#saw(ev.id, ev.generation);
       this.#onEvent(ev);
@@ -129,7 +135,7 @@ export class PanePool {
       this.#fail(slot, e.message || "uncaught error");
     };
     worker.onmessageerror = () => this.#fail(slot, "a message could not be read");
-    worker.postMessage({ watched: this.#watchers > 0 } satisfies WatchedMessage);
+    worker.postMessage({ watched: this.#watchers > 0, requests: requests.buffer } satisfies WatchedMessage);
     return slot;
   }
 
@@ -164,12 +170,24 @@ export class PanePool {
    * and events find a free core; while none does, floods are parsed flat out.
    */
   watch(): () => void {
-    if (this.#watchers++ === 0) this.#tellWatched(true);
+    if (this.#watchers++ === 0) {
+      if (this.#unwatchTimer !== null) clearTimeout(this.#unwatchTimer);
+      else this.#tellWatched(true);
+      this.#unwatchTimer = null;
+    }
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      if (--this.#watchers === 0) this.#tellWatched(false);
+      // The workers hear of the last release a moment later: a client that waits again and
+      // again (a script's `session.wait`s) does not toggle them with two messages per wait.
+      if (--this.#watchers === 0) {
+        this.#unwatchTimer = setTimeout(() => {
+          this.#unwatchTimer = null;
+          this.#tellWatched(false);
+        }, UNWATCH_DELAY_MS);
+        Deno.unrefTimer(this.#unwatchTimer);
+      }
     };
   }
 
@@ -241,6 +259,7 @@ export class PanePool {
         }, ms);
       }
       this.#waiting.set(rid, waiter);
+      Atomics.add(slot.requests, 0, 1);
       slot.worker.postMessage({ ...op, rid } as WorkerRequest);
     });
   }
@@ -347,6 +366,7 @@ export class PanePool {
 
   /** Stops every worker; pending requests fail. */
   terminate(): void {
+    if (this.#unwatchTimer !== null) clearTimeout(this.#unwatchTimer);
     for (const slot of this.#slots) slot.worker.terminate();
     for (const waiter of this.#waiting.values()) {
       clearTimeout(waiter.timer);

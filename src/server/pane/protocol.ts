@@ -86,6 +86,13 @@ export interface RecycleMessage {
  */
 export interface WatchedMessage {
   watched: boolean;
+  /**
+   * Sent once, at the start: an Int32Array's memory where the main thread
+   * counts the requests it has posted to this worker and the worker has not
+   * taken yet, so a worker parsing floods knows when to yield to its
+   * message port (./panes.ts).
+   */
+  requests?: SharedArrayBuffer;
 }
 
 /** The reply to one {@link WorkerRequest}. */

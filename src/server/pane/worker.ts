@@ -16,7 +16,7 @@ import type { RecycleMessage, WatchedMessage, WorkerRequest } from "./protocol.t
 import { post } from "./outbox.ts";
 import { remember } from "./views.ts";
 import { handle } from "./ops.ts";
-import { panes, setWatched } from "./panes.ts";
+import { panes, requestTaken, setWatched } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
 import { rawBuffers } from "../../session/snapshot.ts";
 
@@ -27,8 +27,9 @@ const scope = self as unknown as {
 
 scope.onmessage = async (e: MessageEvent<WorkerRequest | RecycleMessage | WatchedMessage>) => {
   if (e.data && "recycle" in e.data) return rawBuffers.give(e.data.recycle);
-  if (e.data && "watched" in e.data) return setWatched(e.data.watched);
+  if (e.data && "watched" in e.data) return setWatched(e.data.watched, e.data.requests);
   const req = e.data;
+  requestTaken();
   try {
     const result = await handle(req);
     post({ rid: req.rid, ok: true, result }, req.op === "session" ? transferOf(result) : []);
