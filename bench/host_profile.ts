@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { startHost } from "../tests/_harness.ts";
 import { percentile, RpcConn } from "../tests/_stream.ts";
-import { PROGRAMS } from "../scripts/soak.ts";
+import { churn, PROGRAMS } from "../scripts/soak.ts";
 import { type Profile, summarize } from "./_cpuprofile.ts";
 
 const { values } = parseArgs({
@@ -95,18 +95,7 @@ try {
     c.close();
   })();
   // With --churn, the soak's workspace opened and closed every 200 ms.
-  const churn = values.churn && (async () => {
-    const c = await RpcConn.open(host.socket);
-    while (!stop.now) {
-      const ws = await c.call<{ index: number }>("workspace.create", {
-        command: "echo churn",
-        cwd: host.dir,
-      });
-      await c.call("workspace.close", { index: ws.index });
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    c.close();
-  })();
+  const churning = values.churn && churn(host.socket, host.dir, stop);
   const session = await cdp(url);
   await session.call("Profiler.enable");
   await session.call("Profiler.setSamplingInterval", { interval: 250 });
@@ -122,7 +111,7 @@ try {
   const { profile } = await session.call<{ profile: Profile }>("Profiler.stop");
   stop.now = true;
   await reader;
-  await churn;
+  await churning;
   session.close();
   rpc.close();
   await Deno.mkdir(OUT, { recursive: true });

@@ -91,6 +91,20 @@ export const PROGRAMS = [
   "sh", // idle shell
 ];
 
+/** Opens and closes a workspace every 200 ms until `stop.now`; resolves with how many. */
+export async function churn(socket: string, cwd: string, stop: { now: boolean }): Promise<number> {
+  const c = await RpcConn.open(socket);
+  let n = 0;
+  while (!stop.now) {
+    const ws = await c.call<{ index: number }>("workspace.create", { command: "echo churn", cwd });
+    await c.call("workspace.close", { index: ws.index });
+    n++;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  c.close();
+  return n;
+}
+
 /** Runs the soak against a fresh host; `log` gets one line per interval. */
 export async function soak(o: Options, log: (line: string) => void): Promise<SoakResult> {
   const host: TestHost = await startHost({ config: '{"terminal":{"scrollback_lines":2000}}' });
@@ -113,19 +127,7 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
 
     // Churn: a workspace opened and closed, again and again (2 of the panes' budget).
     let churned = 0;
-    tasks.push((async () => {
-      const c = await RpcConn.open(host.socket);
-      while (!stop.now) {
-        const ws = await c.call<{ index: number }>("workspace.create", {
-          command: "echo churn",
-          cwd: host.dir,
-        });
-        await c.call("workspace.close", { index: ws.index });
-        churned++;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      c.close();
-    })());
+    tasks.push(churn(host.socket, host.dir, stop).then((n) => (churned = n)));
     // Readers and typists.
     tasks.push((async () => {
       const c = await RpcConn.open(host.socket);
