@@ -14,9 +14,8 @@ import { foregroundMembers, type ProcessInfo } from "./proc.ts";
 import { type ProcessEntry, readProcessTable } from "../../isolation/reap.ts";
 
 /** A scan request: each pid is a PTY session leader; or the whole process table. */
-export type ProcRequest =
-  | { rid: number; kind: "members"; pids: number[]; quick: boolean }
-  | { rid: number; kind: "table" };
+export type ProcRequest = ProcAsk & { rid: number };
+type ProcAsk = { kind: "members"; pids: number[]; quick: boolean } | { kind: "table" };
 
 /** A scan's answer: `foregroundMembers` as entries, the process table, or what failed. */
 export type ProcReply =
@@ -48,9 +47,7 @@ export class ProcScanner {
   }
 
   /** The worker's answer, or null when there is none (no worker, it failed, or it took too long). */
-  #ask(
-    req: { kind: "members"; pids: number[]; quick: boolean } | { kind: "table" },
-  ): Promise<ProcReply | null> {
+  #ask(req: ProcAsk): Promise<ProcReply | null> {
     const worker = this.#ensure();
     if (!worker) return Promise.resolve(null);
     const rid = ++this.#rid;
