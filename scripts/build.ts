@@ -183,13 +183,32 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
 }
 
 /**
+ * V8 compiles a function on its first call; a one-shot verb calls most of
+ * its functions once, and the code cache Deno keeps for main.js holds only
+ * what was compiled before it ran. `--no-lazy` compiles (and caches) all of
+ * main.js up front: a `paneflow read` spends ~2 ms less running its
+ * JavaScript (bench/oneshot.ts). The heavy verbs, which load the host and its
+ * packages from source and run for long, start without it.
+ */
+const LIGHT_FLAGS = ["--v8-flags=--no-lazy"];
+
+/** The names (with aliases) that run a heavy verb. */
+function heavyNames(): string[] {
+  return verbs.filter((v) => v.heavy).flatMap((v) => [v.name, ...(v.aliases ?? [])]);
+}
+
+/**
  * Writes `paneflow` (and `paneflow-mcp`, `paneflow-ai-hook`, which run its
  * `mcp` and `ai-hook` verbs) into `dir`: sh scripts that run the bundle with
  * the Deno running this build and the project's deno.json.
  */
 export async function install(out: string, dir: string): Promise<string[]> {
   await Deno.mkdir(dir, { recursive: true });
-  const run = [Deno.execPath(), "run", "-A", "--quiet", `--config=${ROOT}deno.json`, `${out}/main.js`];
+  const deno = [Deno.execPath(), "run", "-A", "--quiet", `--config=${ROOT}deno.json`];
+  const main = `${out}/main.js`;
+  const command = (flags: string[], verb: readonly string[]) =>
+    `exec ${[...deno, ...flags, main, ...verb].map(shQuote).join(" ")} "$@"`;
+  const heavy = heavyNames();
   const written: string[] = [];
   for (
     const [name, verb] of [["paneflow", []], ["paneflow-mcp", ["mcp"]], ["paneflow-ai-hook", [
@@ -197,8 +216,15 @@ export async function install(out: string, dir: string): Promise<string[]> {
     ]]] as const
   ) {
     const path = `${dir}/${name}`;
-    const script = `#!/bin/sh\n# ${name}: the bundled CLI of ${JSON.stringify(ROOT)} (deno task install)\n` +
-      `exec ${[...run, ...verb].map(shQuote).join(" ")} "$@"\n`;
+    const lines = [`#!/bin/sh`, `# ${name}: the bundled CLI of ${JSON.stringify(ROOT)} (deno task install)`];
+    if (verb.length) lines.push(command(heavy.includes(verb[0]) ? [] : LIGHT_FLAGS, verb));
+    else {lines.push(
+        `case "$1" in`,
+        `  ${heavy.join("|")}) ${command([], verb)} ;;`,
+        "esac",
+        command(LIGHT_FLAGS, verb),
+      );}
+    const script = `${lines.join("\n")}\n`;
     await Deno.writeTextFile(`${path}.tmp`, script, { mode: 0o755 });
     await Deno.rename(`${path}.tmp`, path);
     written.push(path);

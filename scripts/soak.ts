@@ -57,6 +57,10 @@ export interface Sample {
   rss_mib: number;
   fds: number;
   worker_heap_mib: number | null;
+  /** What V8 holds for the workers' heaps (their committed pages). */
+  worker_heap_total_mib: number | null;
+  main_heap_mib: number | null;
+  main_heap_total_mib: number | null;
   queue_depth: number | null;
   ping_p99_ms: number;
   pings: number;
@@ -72,6 +76,8 @@ export interface SoakResult {
   shed_dropped: number;
   failures: string[];
 }
+
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20 * 10) / 10;
 
 function procStatus(pid: number): { rss: number; fds: number } {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
@@ -169,16 +175,24 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
       const { rss, fds } = procStatus(pid);
       const stats = await pinger.request("system.stats", {});
       const st = stats.result as
-        | { workers?: { heap_used: number }[]; bus?: { max_queue: number } }
+        | {
+          heap_used?: number;
+          heap_total?: number;
+          workers?: { heap_used: number; heap_total?: number }[];
+          bus?: { max_queue: number };
+        }
         | undefined;
       const list = await pinger.call<{ surfaces: unknown[] }>("fleet.list").catch(() => ({ surfaces: [] }));
       const s: Sample = {
         at_s: Math.round((performance.now() - t0) / 1000),
         rss_mib: Math.round(rss * 10) / 10,
         fds,
-        worker_heap_mib: st?.workers
-          ? Math.round(st.workers.reduce((a, w) => a + w.heap_used, 0) / 2 ** 20 * 10) / 10
+        worker_heap_mib: st?.workers ? mib(st.workers.reduce((a, w) => a + w.heap_used, 0)) : null,
+        worker_heap_total_mib: st?.workers
+          ? mib(st.workers.reduce((a, w) => a + (w.heap_total ?? 0), 0))
           : null,
+        main_heap_mib: st?.heap_used ? mib(st.heap_used) : null,
+        main_heap_total_mib: st?.heap_total ? mib(st.heap_total) : null,
         queue_depth: st?.bus?.max_queue ?? null,
         ping_p99_ms: Math.round(percentile(pings, 99) * 100) / 100,
         pings: pings.length,
@@ -186,8 +200,10 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
       };
       samples.push(s);
       log(
-        `${String(s.at_s).padStart(5)} s  rss ${s.rss_mib} MiB  fds ${s.fds}  worker heap ${
-          s.worker_heap_mib ?? "n/a"
+        `${String(s.at_s).padStart(5)} s  rss ${s.rss_mib} MiB  fds ${s.fds}  heap used/held: main ${
+          s.main_heap_mib ?? "n/a"
+        }/${s.main_heap_total_mib ?? "n/a"} MiB, workers ${s.worker_heap_mib ?? "n/a"}/${
+          s.worker_heap_total_mib ?? "n/a"
         } MiB  queue ${s.queue_depth ?? "n/a"}  ping p99 ${s.ping_p99_ms} ms (${s.pings})`,
       );
     }

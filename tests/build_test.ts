@@ -120,6 +120,10 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
     assert.match(built.stderr, /Installed .*\/bin\/paneflow-ai-hook\n/);
     assert.match(built.stderr, /is not on your PATH/);
     assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js mcp "\$@"$/m);
+    // Light verbs compile main.js up front; the heavy ones (the host among them) start lazily.
+    const script = await Deno.readTextFile(`${dir}/bin/paneflow`);
+    assert.match(script, /^ {2}serve\|[^)]*\bup\b[^)]*\) exec (?:(?!no-lazy).)* ;;$/m);
+    assert.match(script, /^exec .* --v8-flags=--no-lazy .*main\.js "\$@"$/m);
     // What the compiled binary's smoke test does: a detached host, a pane, its output read back.
     const serve = await pf("serve", "--detach");
     assert.equal(serve.code, 0, serve.stderr);

@@ -14,7 +14,7 @@ import { socketPath } from "../paths.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { encodeLine, ndjson } from "../wire/framing.ts";
 import { connectUnix } from "./unix.ts";
-import { later, sleep } from "./timer.ts";
+import { deadline, later, sleep } from "./timer.ts";
 
 const decoder = new TextDecoder();
 
@@ -294,7 +294,7 @@ export class Client {
           if (this.#pending.get(id) !== pending) return;
           const left = Math.max(sentAt, this.#heardAt) + ms - Date.now();
           if (left > 0) {
-            pending.cancelTimer = later(left, check);
+            pending.cancelTimer = deadline(left, check);
             return;
           }
           this.#pending.delete(id);
@@ -305,7 +305,7 @@ export class Client {
             ),
           );
         };
-        pending.cancelTimer = later(ms, check);
+        pending.cancelTimer = deadline(ms, check);
       }
       this.#pending.set(id, pending);
     });
@@ -434,7 +434,7 @@ function withDeadline<T>(p: Promise<T>, ms: number, late: (v: T) => void): Promi
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      cancel = later(ms, () => {
+      cancel = deadline(ms, () => {
         passed = true;
         reject(new DeadlinePassed());
       });

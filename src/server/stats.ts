@@ -19,11 +19,13 @@ function procFigures(): { rss: number | null; fds: number | null } {
 /** The result of `system.stats`. */
 export async function hostStats(ctx: HostContext): Promise<Record<string, unknown>> {
   const { rss, fds } = procFigures();
+  const { heapUsed, heapTotal } = Deno.memoryUsage();
   const bus = ctx.bus;
   return {
     rss,
     fds,
-    heap_used: Deno.memoryUsage().heapUsed,
+    heap_used: heapUsed,
+    heap_total: heapTotal,
     workers: await ctx.pool.stats(),
     bus: bus ? { subscribers: bus.size, max_queue: bus.maxQueue() } : null,
     connections: {

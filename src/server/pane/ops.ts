@@ -56,7 +56,10 @@ const handlers: Handlers = {
     const pane = mustGet(req.id);
     return await afterWrites(pane, () => clearPane(pane));
   },
-  stats: () => ({ heap_used: Deno.memoryUsage().heapUsed, panes: panes.size }),
+  stats: () => {
+    const { heapUsed, heapTotal } = Deno.memoryUsage();
+    return { heap_used: heapUsed, heap_total: heapTotal, panes: panes.size };
+  },
   modes: (req) => {
     const pane = mustGet(req.id);
     return afterWrites(pane, () => ({

@@ -32,9 +32,10 @@ export interface SpawnRequest {
   session?: SessionSpawn;
 }
 
-/** A worker's heap and pane count (`system.stats`). */
+/** A worker's heap (live objects, and what V8 holds for them) and pane count (`system.stats`). */
 export interface WorkerStats {
   heap_used: number;
+  heap_total: number;
   panes: number;
 }
 
