@@ -28,6 +28,7 @@ import { relative, resolve } from "node:path";
 import { Failure, fromCaller, parseOptions, ROOT, runScript } from "./_script.ts";
 import { verbs } from "../src/verbs/mod.ts";
 import { shQuote } from "../src/sh.ts";
+import { HOST_V8_FLAGS } from "../src/paths.ts";
 
 export { Failure };
 const VERBS = `${ROOT}src/verbs/`;
@@ -188,13 +189,15 @@ export async function build(out: string, heavy: string[] = HEAVY_VERBS): Promise
  * what was compiled before it ran. `--no-lazy` compiles (and caches) all of
  * main.js up front: a `paneflow read` spends ~2 ms less running its
  * JavaScript (bench/oneshot.ts). The heavy verbs, which load the host and its
- * packages from source and run for long, start without it.
+ * packages from source and run for long, start without it; `serve` with the
+ * V8 flags a detached host gets (src/paths.ts).
  */
 const LIGHT_FLAGS = ["--v8-flags=--no-lazy"];
+const SERVE_FLAGS = [`--v8-flags=${HOST_V8_FLAGS}`];
 
-/** The names (with aliases) that run a heavy verb. */
+/** The names (with aliases) that run a heavy verb other than `serve`. */
 function heavyNames(): string[] {
-  return verbs.filter((v) => v.heavy).flatMap((v) => [v.name, ...(v.aliases ?? [])]);
+  return verbs.filter((v) => v.heavy && v.name !== "serve").flatMap((v) => [v.name, ...(v.aliases ?? [])]);
 }
 
 /**
@@ -218,12 +221,15 @@ export async function install(out: string, dir: string): Promise<string[]> {
     const path = `${dir}/${name}`;
     const lines = [`#!/bin/sh`, `# ${name}: the bundled CLI of ${JSON.stringify(ROOT)} (deno task install)`];
     if (verb.length) lines.push(command(heavy.includes(verb[0]) ? [] : LIGHT_FLAGS, verb));
-    else {lines.push(
+    else {
+      lines.push(
         `case "$1" in`,
+        `  serve) ${command(SERVE_FLAGS, verb)} ;;`,
         `  ${heavy.join("|")}) ${command([], verb)} ;;`,
         "esac",
         command(LIGHT_FLAGS, verb),
-      );}
+      );
+    }
     const script = `${lines.join("\n")}\n`;
     await Deno.writeTextFile(`${path}.tmp`, script, { mode: 0o755 });
     await Deno.rename(`${path}.tmp`, path);

@@ -20,6 +20,7 @@
 
 import { startHost, type TestHost } from "../tests/_harness.ts";
 import { percentile, RpcConn, subscribe } from "../tests/_stream.ts";
+import { HOST_V8_FLAGS } from "../src/paths.ts";
 
 interface Options {
   minutes: number;
@@ -113,7 +114,11 @@ export async function churn(socket: string, cwd: string, stop: { now: boolean })
 
 /** Runs the soak against a fresh host; `log` gets one line per interval. */
 export async function soak(o: Options, log: (line: string) => void): Promise<SoakResult> {
-  const host: TestHost = await startHost({ config: '{"terminal":{"scrollback_lines":2000}}' });
+  // Run as `paneflow serve --detach` runs it: with the host's V8 flags (src/paths.ts).
+  const host: TestHost = await startHost({
+    config: '{"terminal":{"scrollback_lines":2000}}',
+    denoFlags: [`--v8-flags=${HOST_V8_FLAGS}`],
+  });
   const failures: string[] = [];
   const stop = { now: false };
   const tasks: Promise<unknown>[] = [];

@@ -120,9 +120,10 @@ Deno.test("build: --install puts paneflow commands that run the bundle, a detach
     assert.match(built.stderr, /Installed .*\/bin\/paneflow-ai-hook\n/);
     assert.match(built.stderr, /is not on your PATH/);
     assert.match(await Deno.readTextFile(`${dir}/bin/paneflow-mcp`), /main\.js mcp "\$@"$/m);
-    // Light verbs compile main.js up front; the heavy ones (the host among them) start lazily.
+    // Light verbs compile main.js up front; the heavy ones start lazily, the host with its V8 flags.
     const script = await Deno.readTextFile(`${dir}/bin/paneflow`);
-    assert.match(script, /^ {2}serve\|[^)]*\bup\b[^)]*\) exec (?:(?!no-lazy).)* ;;$/m);
+    assert.match(script, /^ {2}serve\) exec .* --v8-flags=--max-semi-space-size=1 .*main\.js "\$@" ;;$/m);
+    assert.match(script, /^ {2}[a-z|]*\bup\b[^)]*\) exec (?:(?!no-lazy).)* ;;$/m);
     assert.match(script, /^exec .* --v8-flags=--no-lazy .*main\.js "\$@"$/m);
     // What the compiled binary's smoke test does: a detached host, a pane, its output read back.
     const serve = await pf("serve", "--detach");

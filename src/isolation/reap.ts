@@ -81,6 +81,7 @@ export function sharedTable(read: ProcessTable): ProcessTable {
 export function readProcessTable(): ProcessEntry[] {
   const out: ProcessEntry[] = [];
   const dec = new TextDecoder();
+  const seen = new Map<number, TagsOf>();
   try {
     for (const e of Deno.readDirSync("/proc")) {
       if (!/^\d+$/.test(e.name)) continue;
@@ -89,17 +90,35 @@ export function readProcessTable(): ProcessEntry[] {
       try {
         const st = parseStat(Deno.readTextFileSync(`/proc/${pid}/stat`));
         if (!st || st.state === "Z" || st.state === "X") continue;
-        let tags: string[] = [];
-        try {
-          tags = dec.decode(Deno.readFileSync(`/proc/${pid}/environ`)).split("\0")
-            .filter((v) => v.startsWith(`${HOST_ID_ENV}=`) || v.startsWith(`${PANE_TOKEN_ENV}=`));
-        } catch { /* another user's */ }
-        out.push({ pid, start: st.start, argv: [], pgrp: st.pgrp, session: st.session, tags });
+        let tags = knownTags.get(pid);
+        if (tags === undefined || tags.start !== st.start) {
+          tags = { start: st.start, tags: [] as string[] };
+          try {
+            tags.tags = dec.decode(Deno.readFileSync(`/proc/${pid}/environ`)).split("\0")
+              .filter((v) => v.startsWith(`${HOST_ID_ENV}=`) || v.startsWith(`${PANE_TOKEN_ENV}=`));
+          } catch { /* another user's */ }
+        }
+        seen.set(pid, tags);
+        out.push({ pid, start: st.start, argv: [], pgrp: st.pgrp, session: st.session, tags: tags.tags });
       } catch { /* gone */ }
     }
   } catch { /* no /proc */ }
+  knownTags = seen;
   return out;
 }
+
+/** A process's paneflow tags, read from its environment once (the same pid and start: the same process). */
+interface TagsOf {
+  start: string;
+  tags: string[];
+}
+
+/**
+ * The tags of every process of the last read. A process keeps the tags it
+ * was started with: one that later execs with a cleared environment (`exec
+ * env -i …`) was still started in a pane, and is still found by them.
+ */
+let knownTags = new Map<number, TagsOf>();
 
 /** The table read on the calling thread (one process's startup sweep, the tests). */
 // deno-lint-ignore require-await

@@ -42,6 +42,9 @@ const BASH = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"].find((p) => {
  * PWD/SHLVL were absent.
  */
 const CLOSE_AND_EXEC = [
+  // Started by ../server/pane/host_pty.ts: the terminal is opened by name (and so becomes the new
+  // session's controlling terminal).
+  'if [ -n "${PANEFLOW_WRAP_TTY+x}" ]; then exec 0<>"$PANEFLOW_WRAP_TTY" 1>&0 2>&0; unset PANEFLOW_WRAP_TTY; fi',
   'for f in /dev/fd/*; do n=${f##*/}; if ((n > 2)); then eval "exec $n>&-"; fi; done',
   'if [ -n "${PANEFLOW_WRAP_PS1+x}" ]; then export PS1="$PANEFLOW_WRAP_PS1"; fi',
   'if [ -n "${PANEFLOW_WRAP_PS2+x}" ]; then export PS2="$PANEFLOW_WRAP_PS2"; fi',
@@ -53,14 +56,20 @@ const CLOSE_AND_EXEC = [
 /** The argv[0] the wrapper shows until its exec (in `ps`, for a moment). */
 export const WRAPPER_NAME = "paneflow-pane";
 
-/** The file, arguments and environment that start `file args` with only descriptors 0-2 and `env`. */
+/**
+ * The file, arguments and environment that start `file args` with only
+ * descriptors 0-2 and `env`; with `tty`, descriptors 0-2 are that terminal,
+ * opened by the wrapper.
+ */
 export function wrapSpawn(
   file: string,
   args: string[],
   env: Record<string, string>,
+  tty?: string,
 ): { file: string; args: string[]; env: Record<string, string> } {
   if (!BASH) return { file, args, env };
   const wrapEnv: Record<string, string> = { ...env };
+  if (tty !== undefined) wrapEnv.PANEFLOW_WRAP_TTY = tty;
   if ("PS1" in env) wrapEnv.PANEFLOW_WRAP_PS1 = env.PS1;
   if ("PS2" in env) wrapEnv.PANEFLOW_WRAP_PS2 = env.PS2;
   wrapEnv.PANEFLOW_WRAP_UNSET = ["PWD", "SHLVL", "OLDPWD"].filter((v) => !(v in env)).join(" ");

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type pty from "@lydell/node-pty";
 import type { PtyInput } from "./pty_input.ts";
+import type { PanePty } from "./host_pty.ts";
 
 /** Quiet time before a socket whose process exited is destroyed. */
 const DRAIN_QUIET_MS = 200;
@@ -19,7 +19,7 @@ const EXIT_POLL_MAX_MS = 50;
 
 /** What the drain guard reads and keeps of a pane (./panes.ts's `Pane` has all of it). */
 export interface DrainState {
-  pty: pty.IPty;
+  pty: PanePty;
   input: PtyInput;
   /** Bytes handed to xterm's async write and not parsed yet. */
   pending: number;

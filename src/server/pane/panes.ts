@@ -23,6 +23,7 @@ import pty from "@lydell/node-pty";
 import type xterm from "@xterm/headless";
 import { CHANGE_FLUSH_MS, type SpawnRequest } from "./protocol.ts";
 import { PtyInput } from "./pty_input.ts";
+import { canSpawnDirect, DirectPty, type PanePty } from "./host_pty.ts";
 import { closeOnExecAll, wrapSpawn } from "../../isolation/spawn.ts";
 import {
   openSession,
@@ -204,28 +205,17 @@ function flushChanges() {
 /** Starts a program in a new PTY with its terminal. */
 export function spawnPane(req: SpawnRequest): { pid: number } {
   const { term, scrollback, parseNow, onTrim } = createTerminal(req.cols, req.rows, req.scrollback);
-  // Only its own terminal: see ../isolation/spawn.ts.
-  const run = wrapSpawn(req.file, req.args, req.env);
-  let p: pty.IPty;
+  let p: PanePty;
   try {
-    p = pty.spawn(run.file, run.args, {
-      name: "xterm-256color",
-      cols: req.cols,
-      rows: req.rows,
-      cwd: req.cwd,
-      env: run.env,
-      // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
-      // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
-      encoding: null,
-    });
+    p = startPty(req);
   } finally {
+    // Only its own terminal: see ../isolation/spawn.ts.
     closeOnExecAll();
   }
   const pane: Pane = {
     id: req.id,
     pty: p,
-    // node-pty's UnixTerminal has an `fd` getter its typings leave out.
-    input: new PtyInput((p as unknown as { fd: number }).fd, (data) => p.write(data)),
+    input: new PtyInput(p.fd, (data) => p.write(data)),
     term,
     pending: 0,
     paused: false,
@@ -253,8 +243,7 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
   guardDrainOnExit(pane);
 
   term.onTitleChange((title) => emit({ ev: "title", id: pane.id, title }));
-  // With `encoding: null` node-pty hands over bytes (its types say string).
-  (p.onData as unknown as (fn: (data: Uint8Array) => void) => void)((data) => {
+  p.onData((data) => {
     pane.bytesIn += data.length;
     if (parseNow) {
       if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
@@ -328,6 +317,26 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     if (!pane.exited && !pane.disposed) pane.input.write(data).catch(() => {});
   });
   return { pid: p.pid };
+}
+
+/** Pane programs start without forking the host where they can (./host_pty.ts). */
+const DIRECT = canSpawnDirect();
+
+/** The program of `req` on a new PTY: directly, or through node-pty. */
+function startPty(req: SpawnRequest): PanePty {
+  const opts = { cols: req.cols, rows: req.rows, cwd: req.cwd, name: "xterm-256color" };
+  if (DIRECT) return new DirectPty(req.file, req.args, { ...opts, env: req.env });
+  const run = wrapSpawn(req.file, req.args, req.env);
+  const p = pty.spawn(run.file, run.args, {
+    ...opts,
+    env: run.env,
+    // Raw bytes: xterm decodes UTF-8 itself (across chunk boundaries), and
+    // skipping node-pty's string decoding makes reading the PTY ~1.5x cheaper.
+    encoding: null,
+  });
+  // With `encoding: null` node-pty hands over bytes (its types say string), and its UnixTerminal
+  // has an `fd` getter its typings leave out.
+  return p as unknown as PanePty;
 }
 
 /** The pane `id`, or an error. */
