@@ -3,7 +3,7 @@
  * control, and the reports of new output. The worker's ops (./ops.ts) act on
  * them; the message loop is ./worker.ts.
  *
- * Parsing and flow control: each chunk node-pty reads is parsed at once,
+ * Parsing and flow control: each chunk read from the PTY is parsed at once,
  * synchronously (xterm's `WriteBuffer.writeSync`), so the PTY is not read
  * again until the chunk is on the screen: the kernel's PTY buffer is the
  * only queue, and a flood blocks the writer like a real terminal does.
