@@ -21,13 +21,18 @@
  */
 
 /** Where the shell that closes the inherited descriptors lives, or null when there is no bash. */
-const BASH = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-}) ?? null;
+const BASH = firstFile(["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"]);
+
+/** The first of `paths` that is a file, or null. */
+export function firstFile(paths: string[]): string | null {
+  return paths.find((p) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  }) ?? null;
+}
 
 /**
  * Closes every descriptor above 2 (bash expands the glob from a directory

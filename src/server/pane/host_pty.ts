@@ -24,7 +24,7 @@
  * @module
  */
 import tty from "node:tty";
-import { canWrap, wrapSpawn } from "../../isolation/spawn.ts";
+import { canWrap, firstFile, wrapSpawn } from "../../isolation/spawn.ts";
 
 /** What a pane needs of its PTY (node-pty's `IPty` has it too). */
 export interface PanePty {
@@ -40,13 +40,7 @@ export interface PanePty {
   resize(cols: number, rows: number): void;
 }
 
-const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-}) ?? null;
+const SETSID = firstFile(["/usr/bin/setsid", "/bin/setsid"]);
 
 const O_RDWR = 2;
 const O_NOCTTY = 0o400;
