@@ -64,6 +64,9 @@ export interface Sample {
   worker_heap_total_mib: number | null;
   main_heap_mib: number | null;
   main_heap_total_mib: number | null;
+  /** Times the workers handed freed memory back, and what it took (ms), so far. */
+  trims: number | null;
+  trim_ms: number | null;
   queue_depth: number | null;
   ping_p99_ms: number;
   pings: number;
@@ -185,7 +188,7 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
         | {
           heap_used?: number;
           heap_total?: number;
-          workers?: { heap_used: number; heap_total?: number }[];
+          workers?: { heap_used: number; heap_total?: number; trims?: number; trim_ms?: number }[];
           bus?: { max_queue: number };
         }
         | undefined;
@@ -200,6 +203,8 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
           : null,
         main_heap_mib: st?.heap_used ? mib(st.heap_used) : null,
         main_heap_total_mib: st?.heap_total ? mib(st.heap_total) : null,
+        trims: st?.workers ? st.workers.reduce((a, w) => a + (w.trims ?? 0), 0) : null,
+        trim_ms: st?.workers ? st.workers.reduce((a, w) => a + (w.trim_ms ?? 0), 0) : null,
         queue_depth: st?.bus?.max_queue ?? null,
         ping_p99_ms: Math.round(percentile(pings, 99) * 100) / 100,
         pings: pings.length,
@@ -211,7 +216,9 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
           s.main_heap_mib ?? "n/a"
         }/${s.main_heap_total_mib ?? "n/a"} MiB, workers ${s.worker_heap_mib ?? "n/a"}/${
           s.worker_heap_total_mib ?? "n/a"
-        } MiB  queue ${s.queue_depth ?? "n/a"}  ping p99 ${s.ping_p99_ms} ms (${s.pings})`,
+        } MiB  trims ${s.trims ?? "n/a"} (${s.trim_ms ?? "n/a"} ms)  queue ${
+          s.queue_depth ?? "n/a"
+        }  ping p99 ${s.ping_p99_ms} ms (${s.pings})`,
       );
     }
     stop.now = true;

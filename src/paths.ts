@@ -38,10 +38,12 @@ export function dirname(path: string): string {
 
 /**
  * V8 flags for the host: a 1 MiB semi-space keeps the pane workers' young
- * generation small (bench/: 5.5 → 2.7 MiB per pane, about 4% less ingest).
- * `deno task compile` bakes them into the binary.
+ * generation small (bench/: 5.5 → 2.7 MiB per pane, about 4% less ingest);
+ * `gc()` lets a pane worker collect a flood's garbage before it hands freed
+ * memory back (./server/pane/release.ts). `deno task compile` bakes them
+ * into the binary.
  */
-export const HOST_V8_FLAGS = "--max-semi-space-size=1";
+export const HOST_V8_FLAGS = "--max-semi-space-size=1,--expose-gc";
 
 /**
  * The argv that runs this program with `args`: the compiled binary itself,

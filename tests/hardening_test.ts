@@ -120,6 +120,25 @@ Deno.test("hardening: system.stats reports memory, fds, workers, the bus and con
   });
 });
 
+Deno.test("hardening: after a flood a pane worker hands freed memory back", async () => {
+  await withHost({}, async (host) => {
+    // ~6.9 MB of output: more than the 4 MiB after which a worker trims (src/server/pane/release.ts).
+    const { surface_id } = await host.json<{ surface_id: number }>([
+      "new",
+      "-c",
+      "seq 1 1000000; exec sleep 300",
+    ]);
+    const st = await waitUntil("a worker to trim", async () => {
+      const s = await host.call<{ workers: { trims: number; trim_ms: number }[] }>("system.stats");
+      return s.workers.some((w) => w.trims > 0) ? s : null;
+    }, { timeoutMs: 30_000 });
+    assert.ok(st.workers.every((w) => w.trim_ms >= 0));
+    // The pane is whole after it.
+    const read = await host.call<{ text: string }>("surface.read", { surface_id, lines: 2, fenced: false });
+    assert.match(read.text, /1000000/);
+  });
+});
+
 Deno.test("hardening: workspace.create and surface.split type their prompt, as workspace.up does", async () => {
   await withHost({}, async (host) => {
     const ws = await host.call<{ surface_id: number }>("workspace.create", {

@@ -137,7 +137,7 @@ const system = {
     fds: Nullable(Int),
     heap_used: Int,
     heap_total: Int,
-    workers: z.array(z.object({ heap_used: Int, heap_total: Int, panes: Int })),
+    workers: z.array(z.object({ heap_used: Int, heap_total: Int, panes: Int, trims: Int, trim_ms: Int })),
     bus: Nullable(z.object({ subscribers: Int, max_queue: Int })),
     connections: z.object({ calls: Nullable(Int), streams: Nullable(Int) }),
     panes: Int,

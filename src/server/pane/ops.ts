@@ -11,6 +11,7 @@ import { buffer, olderRows, read } from "./views.ts";
 import { serializeScreen } from "./screen_state.ts";
 import { searchLines, snapshotModes } from "./screen.ts";
 import { afterWrites, clearPane, disposePane, mustGet, panes, spawnPane } from "./panes.ts";
+import { releaser } from "./release.ts";
 
 type Handlers = { [K in OpName]: (req: OpRequest<K>) => OpResult<K> | Promise<OpResult<K>> };
 
@@ -58,7 +59,13 @@ const handlers: Handlers = {
   },
   stats: () => {
     const { heapUsed, heapTotal } = Deno.memoryUsage();
-    return { heap_used: heapUsed, heap_total: heapTotal, panes: panes.size };
+    return {
+      heap_used: heapUsed,
+      heap_total: heapTotal,
+      panes: panes.size,
+      trims: releaser.trims,
+      trim_ms: Math.round(releaser.trimMs),
+    };
   },
   modes: (req) => {
     const pane = mustGet(req.id);

@@ -37,6 +37,7 @@ import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
 import { createTerminal } from "./terminal.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
+import { PANE_DEBT, releaser } from "./release.ts";
 
 const HIGH_WATER = 2 * 1024 * 1024;
 const LOW_WATER = 256 * 1024;
@@ -257,6 +258,7 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
       const now = performance.now();
       pane.lastDataAt = now;
       pane.chunkMs = now - parseStart;
+      releaser.churn(data.length, now);
       if (turnStart === 0) {
         turnStart = now;
         scheduleTurn();
@@ -274,6 +276,7 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
       return;
     }
     pane.lastDataAt = performance.now();
+    releaser.churn(data.length, pane.lastDataAt);
     pane.pending += data.length;
     if (!pane.paused && pane.pending > HIGH_WATER) {
       pane.paused = true;
@@ -396,6 +399,7 @@ export function disposePane(id: number): null {
     } catch { /* already gone */ }
   }
   pane.term.dispose();
+  releaser.churn(PANE_DEBT, performance.now());
   // Its parser callbacks never come now: nothing may wait for them.
   if (pane.paused || pane.throttled) pane.pty.resume();
   pane.paused = pane.throttled = false;

@@ -32,11 +32,17 @@ export interface SpawnRequest {
   session?: SessionSpawn;
 }
 
-/** A worker's heap (live objects, and what V8 holds for them) and pane count (`system.stats`). */
+/**
+ * A worker's heap (live objects, and what V8 holds for them), pane count, and
+ * how often it handed freed memory back and how long that took (./release.ts)
+ * (`system.stats`).
+ */
 export interface WorkerStats {
   heap_used: number;
   heap_total: number;
   panes: number;
+  trims: number;
+  trim_ms: number;
 }
 
 /**

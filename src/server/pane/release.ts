@@ -1,0 +1,99 @@
+/**
+ * Giving memory back to the system after output floods.
+ *
+ * A pane's terminal lives in `ArrayBuffer`s that V8 allocates with malloc, in
+ * the worker thread's own glibc arena: every row xterm makes (a full-screen
+ * TUI makes a whole screen of them each time it enters the alternate screen)
+ * and every chunk read from a PTY. After a flood the garbage collector frees
+ * them, but glibc keeps the freed pages in the arena, and the host's RSS
+ * stays at its peak: 20 panes replaying a Claude Code session left 36–66 MiB
+ * of freed memory in the workers' arenas (`bench/corpus.ts`, claude, where
+ * tmux grows by 0.7 MiB a pane). `malloc_trim(0)` hands the free pages of
+ * every arena back (`MADV_DONTNEED`); it costs about 1 ms with little to give
+ * back and up to 30 ms after a flood, on this worker's thread only.
+ *
+ * So a worker trims once it has parsed {@link DEBT_BYTES} (or closed panes
+ * worth as much) since its last trim and has then been quiet for
+ * {@link QUIET_MS}, or at the latest {@link MAX_DELAY_MS} after the debt
+ * came due (a worker that never goes quiet still trims). Linux with glibc
+ * only: elsewhere (macOS, musl) it does nothing.
+ *
+ * @module
+ */
+
+/** Output parsed (bytes) after which freed memory is worth handing back. */
+export const DEBT_BYTES = 4 << 20;
+/** What a closed pane counts toward {@link DEBT_BYTES}: its terminal's rows and buffers. */
+export const PANE_DEBT = 1 << 20;
+/** How long the worker must have parsed nothing before it trims. */
+const QUIET_MS = 200;
+/** The longest a due trim waits for quiet. */
+const MAX_DELAY_MS = 2000;
+
+type Trim = () => void;
+
+let trimFn: Trim | null | undefined;
+/** glibc's `malloc_trim(0)`, or null where there is none. */
+function libcTrim(): Trim | null {
+  if (trimFn !== undefined) return trimFn;
+  trimFn = null;
+  if (Deno.build.os !== "linux") return null;
+  try {
+    const lib = Deno.dlopen("libc.so.6", { malloc_trim: { parameters: ["usize"], result: "i32" } });
+    trimFn = () => lib.symbols.malloc_trim(0n);
+  } catch { /* no glibc, or no FFI permission */ }
+  return trimFn;
+}
+
+/** V8's `gc()` where the host runs with `--expose-gc` (../../paths.ts's `HOST_V8_FLAGS`). */
+const collect = (globalThis as { gc?: () => void }).gc;
+
+/** The trim policy of one worker (a class so its tests can drive it with their own trim). */
+export class Releaser {
+  #debt = 0;
+  #lastChurn = 0;
+  #dueAt = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  /** Trims done, and the time they took (ms): `system.stats`. */
+  trims = 0;
+  trimMs = 0;
+
+  constructor(readonly trim: Trim | null) {}
+
+  /** `bytes` of output parsed (or a pane's worth closed) at `now` (`performance.now()`). */
+  churn(bytes: number, now: number): void {
+    if (this.trim === null) return;
+    this.#debt += bytes;
+    this.#lastChurn = now;
+    if (this.#debt < DEBT_BYTES || this.#timer !== null) return;
+    this.#dueAt = now;
+    this.#timer = setTimeout(this.#check, QUIET_MS);
+  }
+
+  #check = () => {
+    const now = performance.now();
+    const quiet = now - this.#lastChurn;
+    if (quiet < QUIET_MS && now - this.#dueAt < MAX_DELAY_MS) {
+      this.#timer = setTimeout(this.#check, QUIET_MS - quiet);
+      return;
+    }
+    this.#timer = null;
+    this.#debt = 0;
+    // The flood's rows and chunks are garbage V8 has not collected yet; only once it has are
+    // they free for malloc to hand back. A full collection stops the worker for 10–50 ms: only
+    // when it is quiet, not in the middle of a flood (V8 collects there anyway).
+    if (quiet >= QUIET_MS) collect?.();
+    this.trim!();
+    this.trims++;
+    this.trimMs += performance.now() - now;
+  };
+
+  /** Stops a pending trim (a worker's tests end with no timer left). */
+  stop(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+}
+
+/** This worker's releaser. */
+export const releaser: Releaser = new Releaser(libcTrim());
