@@ -79,6 +79,8 @@ export type ToWorker =
 export interface FilesOptions {
   /** Runs between a queue file's open and its read. */
   midRead?: (file: string) => Promise<void>;
+  /** Watch `queue/` (default); without, files are read only when {@link QueueFiles.touched} says so. */
+  watch?: boolean;
 }
 
 interface FileState {
@@ -124,7 +126,7 @@ export class QueueFiles {
   /** Watches `queue/`, then reads every file (so that nothing written between the two is missed). */
   async start(): Promise<void> {
     await ensureRoot(this.root);
-    this.#watch();
+    if (this._opts.watch !== false) this.#watch();
     this.rescan();
     await this.whenIdle();
   }
