@@ -2,9 +2,12 @@
  * What opening and closing panes costs everyone else: `system.ping` latency
  * of a host with `--panes` panes of the soak's programs while a client opens
  * and closes a workspace every 200 ms, with panes spawned directly
- * (src/server/pane/host_pty.ts) and through node-pty's fork
- * (`PANEFLOW_SPAWN=node-pty`), and without the churn, each on a fresh host
- * with the V8 flags a detached host runs with, in one run.
+ * (src/server/pane/host_pty.ts) by the spawner while the pane workers parse
+ * at a lower priority (src/server/pane/spawner.ts), the same with the
+ * workers at the host's priority (`PANEFLOW_WORKER_NICE=0`), through
+ * node-pty's fork (`PANEFLOW_SPAWN=node-pty`, workers at the host's
+ * priority too), and without the churn, each on a fresh host with the V8
+ * flags a detached host runs with, in one run.
  *
  *   deno run -A bench/churn_ping.ts [--panes 100] [--seconds 20]
  *
@@ -23,11 +26,18 @@ const { values } = parseArgs({
 const panes = Number(values.panes);
 const seconds = Number(values.seconds);
 
-async function measure(spawn: "direct" | "node-pty", churn: boolean): Promise<number[]> {
+const VARIANTS = [
+  { name: "direct", env: {}, churn: true },
+  { name: "direct, workers not niced", env: { PANEFLOW_WORKER_NICE: "0" }, churn: true },
+  { name: "node-pty", env: { PANEFLOW_SPAWN: "node-pty" }, churn: true },
+  { name: "direct", env: {}, churn: false },
+];
+
+async function measure(env: Record<string, string>, churn: boolean): Promise<number[]> {
   const host = await startHost({
     config: '{"terminal":{"scrollback_lines":2000}}',
     denoFlags: [`--v8-flags=${HOST_V8_FLAGS}`],
-    env: spawn === "node-pty" ? { PANEFLOW_SPAWN: "node-pty" } : {},
+    env,
   });
   try {
     const rpc = await RpcConn.open(host.socket);
@@ -69,11 +79,11 @@ async function measure(spawn: "direct" | "node-pty", churn: boolean): Promise<nu
 console.log(
   `system.ping with ${panes} panes, ${seconds} s each, load ${Deno.loadavg().map((x) => x.toFixed(2))}`,
 );
-for (const [spawn, churn] of [["direct", true], ["node-pty", true], ["direct", false]] as const) {
-  const pings = await measure(spawn, churn);
+for (const { name, env, churn } of VARIANTS) {
+  const pings = await measure(env, churn);
   const f = (q: number) => percentile(pings, q).toFixed(2);
   console.log(
-    `  ${spawn.padEnd(8)} ${churn ? "a pane opened and closed every 200 ms" : "no churn".padEnd(37)}  ` +
+    `  ${name.padEnd(26)} ${churn ? "a pane opened and closed every 200 ms" : "no churn".padEnd(37)}  ` +
       `p50 ${f(50)}  p99 ${f(99)}  max ${Math.max(...pings).toFixed(1)} ms (${pings.length})`,
   );
 }

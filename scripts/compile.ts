@@ -300,6 +300,8 @@ async function main(argv: string[]): Promise<void> {
     "--include",
     `${ROOT}src/server/pane/proc_worker.ts`,
     "--include",
+    `${ROOT}src/server/pane/spawn_worker.ts`,
+    "--include",
     `${ROOT}src/paneio/queue_worker.ts`,
     // Verb modules are imported through a variable (so a CLI start does not load
     // the heavy ones' npm packages); name them so they are embedded.

@@ -25,6 +25,7 @@
  */
 import tty from "node:tty";
 import { canWrap, firstFile, wrapSpawn } from "../../isolation/spawn.ts";
+import { type Spawn, type Spawned, spawnHere } from "./spawner.ts";
 
 /** What a pane needs of its PTY (node-pty's `IPty` has it too). */
 export interface PanePty {
@@ -147,20 +148,13 @@ export class DirectPty implements PanePty {
   #closeTimer: ReturnType<typeof setTimeout> | null = null;
   #exitFns: ((e: { exitCode: number; signal?: number }) => void)[] = [];
 
-  constructor(file: string, args: string[], opts: SpawnOptions) {
+  /** `spawn` starts the program (./spawner.ts: in this thread, or through the spawner). */
+  constructor(file: string, args: string[], opts: SpawnOptions, spawn: Spawn = spawnHere) {
     const { master, slave, name } = openPair(opts.cols, opts.rows);
     const run = wrapSpawn(file, args, { ...opts.env, TERM: opts.name }, name);
-    let child: Deno.ChildProcess;
+    let child: Spawned;
     try {
-      child = new Deno.Command(SETSID!, {
-        args: [run.file, ...run.args],
-        env: run.env,
-        clearEnv: true,
-        ...(opts.cwd ? { cwd: opts.cwd } : {}),
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
+      child = spawn(SETSID!, [run.file, ...run.args], run.env, opts.cwd);
     } catch (e) {
       openLibc()!.close(slave);
       openLibc()!.close(master);

@@ -38,6 +38,7 @@ import type { Snapshot } from "./screen.ts";
 import { createTerminal } from "./terminal.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
 import { PANE_DEBT, releaser } from "./release.ts";
+import { niceThisThread, type Spawn, spawnHere, spawnThrough } from "./spawner.ts";
 
 const HIGH_WATER = 2 * 1024 * 1024;
 const LOW_WATER = 256 * 1024;
@@ -324,11 +325,24 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
 
 /** Pane programs start without forking the host where they can (./host_pty.ts). */
 const DIRECT = canSpawnDirect();
+/** How this worker starts them: itself, until the pool hands it the spawner (./spawner.ts). */
+let spawn: Spawn = spawnHere;
+
+/**
+ * Programs start through the spawner on `port` from now on, and this worker
+ * parses at a lower priority than the host's main thread. Not with node-pty:
+ * it forks in this thread, and its programs would inherit the priority.
+ */
+export function useSpawner(port: MessagePort): void {
+  if (!DIRECT) return port.close();
+  spawn = spawnThrough(port);
+  niceThisThread();
+}
 
 /** The program of `req` on a new PTY: directly, or through node-pty. */
 function startPty(req: SpawnRequest): PanePty {
   const opts = { cols: req.cols, rows: req.rows, cwd: req.cwd, name: "xterm-256color" };
-  if (DIRECT) return new DirectPty(req.file, req.args, { ...opts, env: req.env });
+  if (DIRECT) return new DirectPty(req.file, req.args, { ...opts, env: req.env }, spawn);
   const run = wrapSpawn(req.file, req.args, req.env);
   const p = pty.spawn(run.file, run.args, {
     ...opts,

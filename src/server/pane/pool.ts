@@ -14,6 +14,7 @@ import {
   type RecycleMessage,
   type ScreenResult,
   type SearchResult,
+  type SpawnerMessage,
   type SpawnRequest,
   STALLED,
   type WatchedMessage,
@@ -24,6 +25,7 @@ import {
   type WorkerStats,
 } from "./protocol.ts";
 import { RpcError } from "../../errors.ts";
+import { spawnerWorker } from "./spawner.ts";
 import type { SessionCall, SessionResults } from "../../session/_protocol.ts";
 import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
 
@@ -74,6 +76,8 @@ interface PaneView {
 /** A pool of pane workers. */
 export class PanePool {
   #slots: Slot[] = [];
+  /** Starts the workers' programs at the host's priority (./spawner.ts). */
+  #spawner: Worker;
   #home = new Map<number, Slot>();
   #waiting = new Map<
     number,
@@ -106,6 +110,11 @@ export class PanePool {
   ) {
     this.#onEvent = onEvent;
     this.#log = log;
+    this.#spawner = spawnerWorker();
+    this.#spawner.onerror = (e: ErrorEvent) => {
+      e.preventDefault(); // not the host's end; the workers' spawns fail with their own error
+      this.#log(`the spawner failed: ${e.message}`);
+    };
     for (let i = 0; i < size; i++) this.#slots.push(this.#startWorker());
   }
 
@@ -136,6 +145,9 @@ export class PanePool {
     };
     worker.onmessageerror = () => this.#fail(slot, "a message could not be read");
     worker.postMessage({ watched: this.#watchers > 0, requests: requests.buffer } satisfies WatchedMessage);
+    const { port1, port2 } = new MessageChannel();
+    this.#spawner.postMessage({ port: port1 }, [port1]);
+    worker.postMessage({ spawner: port2 } satisfies SpawnerMessage, [port2]);
     return slot;
   }
 
@@ -368,6 +380,7 @@ export class PanePool {
   terminate(): void {
     if (this.#unwatchTimer !== null) clearTimeout(this.#unwatchTimer);
     for (const slot of this.#slots) slot.worker.terminate();
+    this.#spawner.terminate();
     for (const waiter of this.#waiting.values()) {
       clearTimeout(waiter.timer);
       waiter.reject(new Error("Host is stopping"));

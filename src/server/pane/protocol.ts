@@ -102,6 +102,11 @@ export interface WatchedMessage {
   requests?: SharedArrayBuffer;
 }
 
+/** The port to the spawner (./spawner.ts), sent once, at the start (no reply). */
+export interface SpawnerMessage {
+  spawner: MessagePort;
+}
+
 /** The reply to one {@link WorkerRequest}. */
 export type WorkerReply =
   | { rid: number; ok: true; result: OpResult<OpName> }

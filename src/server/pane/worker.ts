@@ -12,21 +12,23 @@
  *
  * @module
  */
-import type { RecycleMessage, WatchedMessage, WorkerRequest } from "./protocol.ts";
+import type { RecycleMessage, SpawnerMessage, WatchedMessage, WorkerRequest } from "./protocol.ts";
 import { post } from "./outbox.ts";
 import { remember } from "./views.ts";
 import { handle } from "./ops.ts";
-import { panes, requestTaken, setWatched } from "./panes.ts";
+import { panes, requestTaken, setWatched, useSpawner } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
 import { rawBuffers } from "../../session/snapshot.ts";
 
 /** The worker's global scope (the default lib types `self` as a window). */
 const scope = self as unknown as {
-  onmessage: ((e: MessageEvent<WorkerRequest | RecycleMessage | WatchedMessage>) => void) | null;
+  onmessage: ((e: MessageEvent<Message>) => void) | null;
 };
+type Message = WorkerRequest | RecycleMessage | WatchedMessage | SpawnerMessage;
 
-scope.onmessage = async (e: MessageEvent<WorkerRequest | RecycleMessage | WatchedMessage>) => {
+scope.onmessage = async (e: MessageEvent<Message>) => {
   if (e.data && "recycle" in e.data) return rawBuffers.give(e.data.recycle);
+  if (e.data && "spawner" in e.data) return useSpawner(e.data.spawner);
   if (e.data && "watched" in e.data) return setWatched(e.data.watched, e.data.requests);
   const req = e.data;
   requestTaken();
