@@ -82,6 +82,8 @@ const TURN_BUDGET_MS = 8;
  */
 const WAITED_TURN_BUDGET_MS = 3;
 const turnBudget = () => (waitsPending() ? WAITED_TURN_BUDGET_MS : TURN_BUDGET_MS);
+// Handing memory back mid-flood waits while a client watches or waits on output (./release.ts).
+releaser.busyTrim = () => !watched && !waitsPending();
 /**
  * How long the worker rests after a turn in which several panes ran over the
  * budget. During the rest the turn does not end: a pane that delivers parses

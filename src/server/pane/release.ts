@@ -15,8 +15,9 @@
  * So a worker trims once it has parsed {@link DEBT_BYTES} (or closed panes
  * worth as much) since its last trim and has then been quiet for
  * {@link QUIET_MS}, or at the latest {@link MAX_DELAY_MS} after the debt
- * came due (a worker that never goes quiet still trims). Linux with glibc
- * only: elsewhere (macOS, musl) it does nothing.
+ * came due (a worker that never goes quiet still trims) unless a client
+ * watches or waits on output meanwhile ({@link Releaser.busyTrim}). Linux
+ * with glibc only: elsewhere (macOS, musl) it does nothing.
  *
  * @module
  */
@@ -57,10 +58,17 @@ export class Releaser {
   /** Trims done, and the time they took (ms): `system.stats`. */
   trims = 0;
   trimMs = 0;
+  /**
+   * Whether a trim may interrupt output still flowing (a trim after a flood
+   * takes up to 30 ms): the worker says no while a client watches output or
+   * waits on it, and the trim then waits for quiet.
+   */
+  busyTrim: () => boolean = () => true;
 
-  constructor(readonly trim: Trim | null) {}
+  /** `clock` is `performance.now()` (the tests' own clock makes a worker busy or quiet at will). */
+  constructor(readonly trim: Trim | null, readonly clock: () => number = () => performance.now()) {}
 
-  /** `bytes` of output parsed (or a pane's worth closed) at `now` (`performance.now()`). */
+  /** `bytes` of output parsed (or a pane's worth closed) at `now` (by {@link Releaser.clock}). */
   churn(bytes: number, now: number): void {
     if (this.trim === null) return;
     this.#debt += bytes;
@@ -71,9 +79,9 @@ export class Releaser {
   }
 
   #check = () => {
-    const now = performance.now();
+    const now = this.clock();
     const quiet = now - this.#lastChurn;
-    if (quiet < QUIET_MS && now - this.#dueAt < MAX_DELAY_MS) {
+    if (quiet < QUIET_MS && (now - this.#dueAt < MAX_DELAY_MS || !this.busyTrim())) {
       this.#timer = setTimeout(this.#check, QUIET_MS - quiet);
       return;
     }
@@ -85,7 +93,7 @@ export class Releaser {
     if (quiet >= QUIET_MS) collect?.();
     this.trim!();
     this.trims++;
-    this.trimMs += performance.now() - now;
+    this.trimMs += this.clock() - now;
   };
 
   /** Stops a pending trim (a worker's tests end with no timer left). */
