@@ -37,7 +37,7 @@ import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
 import { createTerminal } from "./terminal.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
-import { PANE_DEBT, releaser } from "./release.ts";
+import { MAX_DELAY_MS, PANE_DEBT, releaser, WATCHED_MAX_DELAY_MS } from "./release.ts";
 import { niceThisThread, type Spawn, spawnHere, spawnThrough } from "./spawner.ts";
 
 const HIGH_WATER = 2 * 1024 * 1024;
@@ -82,8 +82,8 @@ const TURN_BUDGET_MS = 8;
  */
 const WAITED_TURN_BUDGET_MS = 3;
 const turnBudget = () => (waitsPending() ? WAITED_TURN_BUDGET_MS : TURN_BUDGET_MS);
-// Handing memory back mid-flood waits while a client watches or waits on output (./release.ts).
-releaser.busyTrim = () => !watched && !waitsPending();
+// Handing memory back mid-flood waits longer while a client watches or waits on output (./release.ts).
+releaser.maxDelay = () => (watched || waitsPending() ? WATCHED_MAX_DELAY_MS : MAX_DELAY_MS);
 /**
  * How long the worker rests after a turn in which several panes ran over the
  * budget. During the rest the turn does not end: a pane that delivers parses

@@ -15,9 +15,10 @@
  * So a worker trims once it has parsed {@link DEBT_BYTES} (or closed panes
  * worth as much) since its last trim and has then been quiet for
  * {@link QUIET_MS}, or at the latest {@link MAX_DELAY_MS} after the debt
- * came due (a worker that never goes quiet still trims) unless a client
- * watches or waits on output meanwhile ({@link Releaser.busyTrim}). Linux
- * with glibc only: elsewhere (macOS, musl) it does nothing.
+ * came due (a worker that never goes quiet still trims: freed pages pile up
+ * in its arena through hours of steady output), {@link WATCHED_MAX_DELAY_MS}
+ * while a client watches or waits on output. Linux with glibc only:
+ * elsewhere (macOS, musl) it does nothing.
  *
  * @module
  */
@@ -29,7 +30,9 @@ export const PANE_DEBT = 1 << 20;
 /** How long the worker must have parsed nothing before it trims. */
 const QUIET_MS = 200;
 /** The longest a due trim waits for quiet. */
-const MAX_DELAY_MS = 2000;
+export const MAX_DELAY_MS = 2000;
+/** The same while a client watches or waits on output: a trim mid-flood stops the worker for 1–30 ms. */
+export const WATCHED_MAX_DELAY_MS = 10_000;
 
 type Trim = () => void;
 
@@ -59,11 +62,11 @@ export class Releaser {
   trims = 0;
   trimMs = 0;
   /**
-   * Whether a trim may interrupt output still flowing (a trim after a flood
-   * takes up to 30 ms): the worker says no while a client watches output or
-   * waits on it, and the trim then waits for quiet.
+   * The longest a due trim waits for quiet, now: {@link MAX_DELAY_MS}, or
+   * {@link WATCHED_MAX_DELAY_MS} while a client watches or waits on output
+   * (the worker sets it).
    */
-  busyTrim: () => boolean = () => true;
+  maxDelay: () => number = () => MAX_DELAY_MS;
 
   /** `clock` is `performance.now()` (the tests' own clock makes a worker busy or quiet at will). */
   constructor(readonly trim: Trim | null, readonly clock: () => number = () => performance.now()) {}
@@ -81,7 +84,7 @@ export class Releaser {
   #check = () => {
     const now = this.clock();
     const quiet = now - this.#lastChurn;
-    if (quiet < QUIET_MS && (now - this.#dueAt < MAX_DELAY_MS || !this.busyTrim())) {
+    if (quiet < QUIET_MS && now - this.#dueAt < this.maxDelay()) {
       this.#timer = setTimeout(this.#check, QUIET_MS - quiet);
       return;
     }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DEBT_BYTES, Releaser } from "./release.ts";
+import { DEBT_BYTES, Releaser, WATCHED_MAX_DELAY_MS } from "./release.ts";
 
 /** Polls `fn` every 10 ms until it holds, or fails after `ms`. */
 async function until(what: string, fn: () => boolean, ms = 5000) {
@@ -58,11 +58,11 @@ Deno.test("release: a worker that never goes quiet still trims, two seconds afte
   }
 });
 
-Deno.test("release: while a client watches, a busy worker waits for quiet to trim", async () => {
+Deno.test("release: while a client watches, a busy worker waits longer, and trims at once when quiet", async () => {
   let trims = 0;
   const clock = { t: 0 };
   const r = new Releaser(() => trims++, () => clock.t);
-  r.busyTrim = () => false;
+  r.maxDelay = () => WATCHED_MAX_DELAY_MS;
   try {
     r.churn(DEBT_BYTES, clock.t);
     await busyFor(r, clock, 3000, () => assert.equal(trims, 0, `no trim at ${clock.t} ms`));
