@@ -113,7 +113,9 @@ export async function startHost(dir: string, name: string, config: unknown): Pro
     env: {
       LANG: "C.UTF-8",
       ...Object.fromEntries(
-        ["PANEFLOW_FLOOD_REST_MS"].flatMap((k) => Deno.env.get(k) ? [[k, Deno.env.get(k)!]] : []),
+        ["PANEFLOW_FLOOD_REST_MS", "PANEFLOW_WORKER_NICE"].flatMap((k) =>
+          Deno.env.get(k) ? [[k, Deno.env.get(k)!]] : []
+        ),
       ),
     },
     clearEnv: true,
