@@ -265,8 +265,15 @@ export async function runScenario(
       await ok(host, ["key", P, k]).catch(() => {});
       await new Promise((r) => setTimeout(r, 300));
     }
+    // An agent may let one quit key pass unseen (Codex did once, mid-redraw, in a full suite run):
+    // as a user would, press it again while it is still there.
+    let pressed = Date.now();
     await waitUntil("the agent gone from status", async () => {
       const s = await host.json<AgentStatus>(["status", P, "--json"]);
+      if (s.tool !== null && Date.now() - pressed > 3000) {
+        for (const k of kit.quit) await ok(host, ["key", P, k]).catch(() => {});
+        pressed = Date.now();
+      }
       return s.tool === null;
     }, { timeoutMs: 10_000 });
     await ok(host, ["close", P]);
