@@ -155,8 +155,19 @@ function schedule(s: Session) {
 
 function flush(s: Session) {
   s.checkedAt = performance.now();
-  post({ ev: "session", id: s.id, sequence: s.sequence, chars: s.transcript.written, exited: s.exited });
+  const waits = s.waits.size;
   for (const w of [...s.waits.values()]) check(s, w);
+  const change: SessionEvent = {
+    ev: "session",
+    id: s.id,
+    sequence: s.sequence,
+    chars: s.transcript.written,
+    exited: s.exited,
+  };
+  // A wait answered: its reply (posted a few promise hops from now) reaches the main thread before
+  // the change, which that thread would otherwise handle first (notifications, plugin hooks).
+  if (s.waits.size < waits) setImmediate(() => post(change));
+  else post(change);
 }
 
 function finish(s: Session, w: Wait, outcome: WaitOutcome) {
