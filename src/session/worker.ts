@@ -155,19 +155,10 @@ function schedule(s: Session) {
 
 function flush(s: Session) {
   s.checkedAt = performance.now();
-  const waits = s.waits.size;
-  for (const w of [...s.waits.values()]) check(s, w);
-  const change: SessionEvent = {
-    ev: "session",
-    id: s.id,
-    sequence: s.sequence,
-    chars: s.transcript.written,
-    exited: s.exited,
-  };
-  // A wait answered: its reply (posted a few promise hops from now) reaches the main thread before
+  // The waits first: an answered wait's reply (posted by its check) reaches the main thread before
   // the change, which that thread would otherwise handle first (notifications, plugin hooks).
-  if (s.waits.size < waits) setImmediate(() => post(change));
-  else post(change);
+  for (const w of [...s.waits.values()]) check(s, w);
+  post({ ev: "session", id: s.id, sequence: s.sequence, chars: s.transcript.written, exited: s.exited });
 }
 
 function finish(s: Session, w: Wait, outcome: WaitOutcome) {
@@ -233,28 +224,47 @@ function check(s: Session, w: Wait, atDeadline = false) {
   }
 }
 
-function wait(s: Session, call: Extract<SessionCall, { kind: "wait" }>): Promise<WaitOutcome> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const w: Wait = {
-      wid: call.wid,
-      matcher: call.matcher,
-      started,
-      deadline: started + call.timeout_ms,
-      durations: [...new Set(stableDurations(call.matcher))],
-      regexes: new Map(),
-      timer: null,
-      stableTimer: null,
-      resolve,
-    };
-    s.waits.set(w.wid, w);
-    waitsById.set(w.wid, { s, w });
-    w.timer = setTimeout(() => {
-      w.timer = null;
-      if (s.waits.has(w.wid)) check(s, w, true);
-    }, call.timeout_ms);
-    check(s, w);
-  });
+/**
+ * Starts `session.wait` `call` on pane `id`; `done` is called with the
+ * outcome the moment it is known (synchronously, from the check that
+ * decides it: a promise would deliver it behind every read completion
+ * already queued, up to 16 ms during floods). Throws if the pane is not a
+ * session.
+ */
+export function startWait(
+  id: number,
+  call: Extract<SessionCall, { kind: "wait" }>,
+  done: (outcome: WaitOutcome) => void,
+): void {
+  const s = sessions.get(id);
+  if (!s) throw new Error(`pane ${id} is not a session`);
+  wait(s, call, done);
+}
+
+function wait(
+  s: Session,
+  call: Extract<SessionCall, { kind: "wait" }>,
+  resolve: (o: WaitOutcome) => void,
+): void {
+  const started = performance.now();
+  const w: Wait = {
+    wid: call.wid,
+    matcher: call.matcher,
+    started,
+    deadline: started + call.timeout_ms,
+    durations: [...new Set(stableDurations(call.matcher))],
+    regexes: new Map(),
+    timer: null,
+    stableTimer: null,
+    resolve,
+  };
+  s.waits.set(w.wid, w);
+  waitsById.set(w.wid, { s, w });
+  w.timer = setTimeout(() => {
+    w.timer = null;
+    if (s.waits.has(w.wid)) check(s, w, true);
+  }, call.timeout_ms);
+  check(s, w);
 }
 
 /** Answers one session call for pane `id`. */
@@ -279,7 +289,7 @@ export function sessionCall(
       return { text, dropped, chars: s.transcript.written, sequence: s.sequence } satisfies OutputDelta;
     }
     case "wait":
-      return wait(s, call);
+      return new Promise((resolve) => wait(s, call, resolve));
     case "pixels":
       s.pixels = { width: call.width, height: call.height };
       return null;

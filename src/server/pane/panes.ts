@@ -75,6 +75,8 @@ export const panes = new Map<number, Pane>();
  * milliseconds and every other pane's output and every read wait behind them.
  */
 const TURN_BUDGET_MS = 8;
+/** A chunk this small after a quiet spell is a prompt's output, not a flood's (a PTY read holds up to 4 KiB). */
+const QUIET_CHUNK_BYTES = 1024;
 /**
  * The budget while a `session.wait` is pending on a pane of this worker:
  * someone is timing the answer, and the output it waits for is parsed only
@@ -266,7 +268,9 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
         turnStart = now;
         scheduleTurn();
       }
-      if (now - turnStart > turnBudget() && !pane.throttled) {
+      // A chunk after a quiet spell is not a flood's: pausing that pane would put its next output
+      // (a prompt's answer, the line a `session.wait` waits for) behind every throttled flood.
+      if (!(news && data.length <= QUIET_CHUNK_BYTES) && now - turnStart > turnBudget() && !pane.throttled) {
         pane.throttled = true;
         p.pause();
         throttledPanes.add(pane);

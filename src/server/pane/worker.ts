@@ -19,6 +19,20 @@ import { handle } from "./ops.ts";
 import { panes, requestTaken, setWatched, useSpawner } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
 import { rawBuffers } from "../../session/snapshot.ts";
+import { startWait } from "../../session/worker.ts";
+
+/**
+ * A `session.wait`: its reply is posted from the check that decides it,
+ * not at the end of a promise chain (./ops.ts's `handle`).
+ */
+function waitFor(req: Extract<WorkerRequest, { op: "session" }>): void {
+  const call = req.call as Extract<typeof req.call, { kind: "wait" }>;
+  try {
+    startWait(req.id, call, (result) => post({ rid: req.rid, ok: true, result }, transferOf(result)));
+  } catch (err) {
+    post({ rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) });
+  }
+}
 
 /** The worker's global scope (the default lib types `self` as a window). */
 const scope = self as unknown as {
@@ -32,6 +46,7 @@ scope.onmessage = async (e: MessageEvent<Message>) => {
   if (e.data && "watched" in e.data) return setWatched(e.data.watched, e.data.requests);
   const req = e.data;
   requestTaken();
+  if (req.op === "session" && req.call.kind === "wait") return waitFor(req);
   try {
     const result = await handle(req);
     post({ rid: req.rid, ok: true, result }, req.op === "session" ? transferOf(result) : []);
