@@ -26,6 +26,7 @@ import {
 } from "./protocol.ts";
 import { RpcError } from "../../errors.ts";
 import { spawnerWorker } from "./spawner.ts";
+import { PANE_DEBT, quietReleaser } from "./release.ts";
 import type { SessionCall, SessionResults } from "../../session/_protocol.ts";
 import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
 
@@ -71,6 +72,8 @@ interface PaneView {
    * a resize drops them.
    */
   reads: Map<string, ReadResult>;
+  /** Output the worker has reported for it (bytes): what this thread's garbage grows with. */
+  bytesIn: number;
 }
 
 /** A pool of pane workers. */
@@ -90,6 +93,12 @@ export class PanePool {
   >();
   #rid = 0;
   #views = new Map<number, PaneView>();
+  /**
+   * This thread's share of a flood (events, replies, screens read) is
+   * handed back once the host is quiet, never in the middle of traffic:
+   * here a collection would hold up every client (./release.ts).
+   */
+  #releaser = quietReleaser();
 
   #onEvent: (ev: WorkerEvent) => void;
   #log: (line: string) => void;
@@ -125,7 +134,10 @@ export class PanePool {
     const requests = new Int32Array(new SharedArrayBuffer(4));
     const slot: Slot = { worker, panes: 0, requests };
     const event = (ev: WorkerEvent) => {
-      if (ev.ev === "changed") this.#saw(ev.id, ev.generation);
+      if (ev.ev === "changed") {
+        this.#saw(ev.id, ev.generation);
+        this.#churn(ev.id, ev.bytes_in);
+      }
       this.#onEvent(ev);
     };
     worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent | WorkerBatch>) => {
@@ -239,6 +251,14 @@ export class PanePool {
     view.reads.clear();
   }
 
+  /** Counts the pane's new output toward this thread's release (./release.ts). */
+  #churn(id: number, bytesIn: number): void {
+    const view = this.#views.get(id);
+    if (!view || bytesIn <= view.bytesIn) return;
+    this.#releaser.churn(bytesIn - view.bytesIn, performance.now());
+    view.bytesIn = bytesIn;
+  }
+
   /** Sends `op` to the pane's worker; the reply's generation is noted. */
   async #ask<K extends "read" | "search" | "modes" | "screen" | "clear">(
     id: number,
@@ -287,7 +307,13 @@ export class PanePool {
     const slot = this.#slots.filter((s) => !s.failed).reduce((a, b) => (b.panes < a.panes ? b : a));
     slot.panes++;
     this.#home.set(opts.id, slot);
-    this.#views.set(opts.id, { generation: 0, reportedAt: -Infinity, epoch: 0, reads: new Map() });
+    this.#views.set(opts.id, {
+      generation: 0,
+      reportedAt: -Infinity,
+      epoch: 0,
+      reads: new Map(),
+      bytesIn: 0,
+    });
     try {
       return await this.#send(slot, { op: "spawn", ...opts });
     } catch (e) {
@@ -371,6 +397,7 @@ export class PanePool {
     const slot = this.#home.get(id);
     if (!slot) return;
     await this.#send(slot, { op: "dispose", id });
+    this.#releaser.churn(PANE_DEBT, performance.now());
     slot.panes--;
     this.#home.delete(id);
     this.#views.delete(id);
@@ -379,6 +406,7 @@ export class PanePool {
   /** Stops every worker; pending requests fail. */
   terminate(): void {
     if (this.#unwatchTimer !== null) clearTimeout(this.#unwatchTimer);
+    this.#releaser.stop();
     for (const slot of this.#slots) slot.worker.terminate();
     this.#spawner.terminate();
     for (const waiter of this.#waiting.values()) {

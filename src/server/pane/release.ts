@@ -57,7 +57,13 @@ function libcTrim(): Trim | null {
 }
 
 /** V8's `gc()` where the host runs with `--expose-gc` (../../paths.ts's `HOST_V8_FLAGS`). */
-const collect = (globalThis as { gc?: () => void }).gc;
+const gc = (globalThis as { gc?: (opts?: { type: string; execution: string; flavor: string }) => void }).gc;
+/**
+ * A full collection that also hands V8's emptied pages back: a plain `gc()`
+ * keeps them pooled for reuse, and the process's RSS with them (an isolate
+ * that held 46 MiB of garbage: 76 MiB RSS after `gc()`, 39 MiB after this).
+ */
+const collect = gc && (() => gc({ type: "major", execution: "sync", flavor: "last-resort" }));
 
 /** The trim policy of one worker (a class so its tests can drive it with their own trim). */
 export class Releaser {
@@ -111,6 +117,16 @@ export class Releaser {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
   }
+}
+
+/**
+ * A releaser that waits for quiet however long that takes (the main
+ * thread's: it serves every client, so it collects only when none is busy).
+ */
+export function quietReleaser(): Releaser {
+  const r = new Releaser(libcTrim());
+  r.maxDelay = () => Infinity;
+  return r;
 }
 
 /** This worker's releaser. */

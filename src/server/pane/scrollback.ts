@@ -58,11 +58,39 @@ export class RowStore {
   #start = 0;
   #count = 0;
 
+  /**
+   * Slots in the ring now: they grow to `capacity` as rows come (13 bytes a
+   * slot: 130 KB a pane for 10,000 rows up front, most of it for history a
+   * full-screen program never makes).
+   */
+  #size: number;
+
   constructor(readonly capacity: number) {
-    const n = Math.max(0, capacity);
-    this.#off = new Float64Array(n);
-    this.#len = new Uint32Array(n);
-    this.#flags = new Uint8Array(n);
+    this.#size = Math.min(Math.max(0, capacity), SLOTS_MIN);
+    this.#off = new Float64Array(this.#size);
+    this.#len = new Uint32Array(this.#size);
+    this.#flags = new Uint8Array(this.#size);
+  }
+
+  /** Moves the slots into a ring of `size`, oldest first from its start. */
+  #resize(size: number) {
+    const off = new Float64Array(size);
+    const len = new Uint32Array(size);
+    const flags = new Uint8Array(size);
+    const hashes = this.#hashes ? new Uint32Array(size) : null;
+    for (let i = 0; i < this.#count; i++) {
+      const slot = (this.#start + i) % this.#size;
+      off[i] = this.#off[slot];
+      len[i] = this.#len[slot];
+      flags[i] = this.#flags[slot];
+      if (hashes) hashes[i] = this.#hashes![slot];
+    }
+    this.#off = off;
+    this.#len = len;
+    this.#flags = flags;
+    this.#hashes = hashes;
+    this.#start = 0;
+    this.#size = size;
   }
 
   get length(): number {
@@ -100,7 +128,7 @@ export class RowStore {
     const arena = new Uint8Array(Math.max(ARENA_MIN, (Math.ceil(need * 1.5) + 4095) & ~4095));
     let p = 0;
     for (let i = 0; i < this.#count; i++) {
-      const slot = (this.#start + i) % this.capacity;
+      const slot = (this.#start + i) % this.#size;
       const n = this.#len[slot];
       if (this.#flags[slot] & UTF16) p += p & 1;
       const from = this.#off[slot] % old.length;
@@ -120,10 +148,12 @@ export class RowStore {
   #commit(bytes: number, flags: number): number {
     let slot: number;
     let dropped = 0;
-    if (this.#count < this.capacity) slot = (this.#start + this.#count++) % this.capacity;
-    else {
+    if (this.#count < this.capacity) {
+      if (this.#count === this.#size) this.#resize(Math.min(this.capacity, this.#size * 2));
+      slot = (this.#start + this.#count++) % this.#size;
+    } else {
       slot = this.#start;
-      this.#start = slot + 1 === this.capacity ? 0 : slot + 1;
+      this.#start = slot + 1 === this.#size ? 0 : slot + 1;
       dropped = 1;
     }
     this.#off[slot] = this.#head;
@@ -189,7 +219,7 @@ export class RowStore {
   }
 
   text(i: number): string {
-    const slot = (this.#start + i) % this.capacity;
+    const slot = (this.#start + i) % this.#size;
     const size = this.#arena.length;
     const from = this.#off[slot] % size;
     const n = this.#len[slot];
@@ -198,14 +228,14 @@ export class RowStore {
   }
 
   wrapped(i: number): boolean {
-    return (this.#flags[(this.#start + i) % this.capacity] & WRAPPED) !== 0;
+    return (this.#flags[(this.#start + i) % this.#size] & WRAPPED) !== 0;
   }
 
   /** {@link textHash} of row `i`'s text, without making the string. */
   hash(i: number): number {
-    const slot = (this.#start + i) % this.capacity;
+    const slot = (this.#start + i) % this.#size;
     const flags = this.#flags[slot];
-    const hashes = this.#hashes ??= new Uint32Array(this.capacity);
+    const hashes = this.#hashes ??= new Uint32Array(this.#size);
     if (flags & HASHED) return hashes[slot];
     const from = this.#off[slot] % this.#arena.length;
     const n = this.#len[slot];
@@ -227,11 +257,13 @@ export class RowStore {
       this.#arena = new Uint8Array(ARENA_MIN);
       this.#units = new Uint16Array(this.#arena.buffer);
     }
+    if (this.#size > SLOTS_MIN) this.#resize(Math.min(this.capacity, SLOTS_MIN));
     return n;
   }
 }
 
 const ARENA_MIN = 16 * 1024;
+const SLOTS_MIN = 256;
 const WRAPPED = 1;
 const UTF16 = 2;
 const HASHED = 4;

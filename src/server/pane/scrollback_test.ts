@@ -59,6 +59,33 @@ Deno.test("RowStore is a ring that reports what fell off", () => {
   assert.deepEqual([s.push("e", false), s.length, s.text(0)], [0, 1, "e"]);
 });
 
+Deno.test("RowStore's slots grow with its rows, and clear() shrinks them, keeping order, flags and hashes", () => {
+  const store = new RowStore(1000);
+  const rows: [string, boolean][] = [];
+  const check = () => {
+    const kept = rows.slice(-1000);
+    assert.equal(store.length, kept.length);
+    for (const i of [0, 1, kept.length >> 1, kept.length - 2, kept.length - 1].filter((i) => i >= 0)) {
+      assert.equal(store.text(i), kept[i][0]);
+      assert.equal(store.wrapped(i), kept[i][1]);
+      assert.equal(store.hash(i), textHash(kept[i][0]));
+    }
+  };
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 2500; i++) {
+      const row: [string, boolean] = [i % 7 ? `row ${round}.${i}` : `wide ${i} \u2500\u4e2d`, i % 3 === 0];
+      rows.push(row);
+      const dropped = store.push(...row);
+      assert.equal(dropped, rows.length > 1000 ? 1 : 0);
+      // Hashes asked for while the ring is still growing must move with their rows.
+      if (i === 200 || i === 700) check();
+    }
+    check();
+    assert.equal(store.clear(), 1000);
+    rows.length = 0;
+  }
+});
+
 Deno.test("compact scrollback reads exactly like xterm's own", () => {
   const { small, sb, ref, feed } = pair(30, 10, 1000);
   let refTrimmed = 0;
