@@ -26,7 +26,7 @@ const { values } = parseArgs({
 const panes = Number(values.panes);
 const seconds = Number(values.seconds);
 
-const VARIANTS = [
+const VARIANTS: { name: string; env: Record<string, string>; churn: boolean }[] = [
   { name: "direct", env: {}, churn: true },
   { name: "direct, workers not niced", env: { PANEFLOW_WORKER_NICE: "0" }, churn: true },
   { name: "node-pty", env: { PANEFLOW_SPAWN: "node-pty" }, churn: true },

@@ -3,8 +3,10 @@
  * connection and records round trips, on its own thread so the bench's
  * main loop cannot delay it.
  *
- * Messages in: `{socket, intervalMs}` to start, `"stop"` to stop.
- * Message out: `{samples: number[]}` (milliseconds), once stopped.
+ * Messages in: `{socket, intervalMs}` to start, `"take"` for the round trips
+ * so far (it goes on), `"stop"` to stop.
+ * Messages out: `{started: true}`, then `{samples: number[]}` (milliseconds)
+ * for each `"take"` and once stopped.
  *
  * @module
  */
@@ -16,15 +18,20 @@ const scope = self as unknown as {
 };
 
 let stopping = false;
+let samples: number[] = [];
 
 scope.onmessage = async (e: MessageEvent) => {
   if (e.data === "stop") {
     stopping = true;
     return;
   }
+  if (e.data === "take") {
+    scope.postMessage({ samples });
+    samples = [];
+    return;
+  }
   const { socket, intervalMs } = e.data as { socket: string; intervalMs: number };
   const rpc = await RpcConn.open(socket);
-  const samples: number[] = [];
   scope.postMessage({ started: true });
   let next = performance.now();
   while (!stopping) {

@@ -29,8 +29,15 @@ export async function cleanupAll(): Promise<void> {
   }
 }
 
-/** A `system.ping` every `intervalMs` from its own thread (./pinger.ts) until `stop` gives the round trips. */
-export async function pingWorker(socket: string, intervalMs = 10): Promise<{ stop(): Promise<number[]> }> {
+/**
+ * A `system.ping` every `intervalMs` from its own thread (./pinger.ts), so the
+ * caller's event loop cannot delay it: `take` gives the round trips so far and
+ * goes on, `stop` gives the rest and ends it.
+ */
+export async function pingWorker(
+  socket: string,
+  intervalMs = 10,
+): Promise<{ take(): Promise<number[]>; stop(): Promise<number[]> }> {
   const w = new Worker(new URL("./pinger.ts", import.meta.url).href, { type: "module" });
   onCleanup(() => w.terminate());
   let onMsg: (d: { started?: boolean; samples?: number[] }) => void = () => {};
@@ -39,18 +46,16 @@ export async function pingWorker(socket: string, intervalMs = 10): Promise<{ sto
     onMsg = (d) => d.started && resolve();
     w.postMessage({ socket, intervalMs });
   });
-  return {
-    stop: () =>
-      new Promise<number[]>((resolve) => {
-        onMsg = (d) => {
-          if (d.samples) {
-            w.terminate();
-            resolve(d.samples);
-          }
-        };
-        w.postMessage("stop");
-      }),
-  };
+  const ask = (msg: "take" | "stop") =>
+    new Promise<number[]>((resolve) => {
+      onMsg = (d) => {
+        if (!d.samples) return;
+        if (msg === "stop") w.terminate();
+        resolve(d.samples);
+      };
+      w.postMessage(msg);
+    });
+  return { take: () => ask("take"), stop: () => ask("stop") };
 }
 
 /** Polls `predicate` until it gives a truthy value (the tests' `waitUntil`, with a bench's defaults). */

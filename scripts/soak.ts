@@ -23,6 +23,7 @@
 import { startHost, type TestHost } from "../tests/_harness.ts";
 import { percentile, RpcConn, subscribe } from "../tests/_stream.ts";
 import { HOST_V8_FLAGS } from "../src/paths.ts";
+import { cleanupAll, pingWorker } from "../bench/procs.ts";
 
 interface Options {
   minutes: number;
@@ -168,23 +169,19 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
       }
     })());
 
-    // Pings and samples.
+    // Pings (from their own thread: this loop also drives the load above) and samples.
     const samples: Sample[] = [];
     const t0 = performance.now();
-    const pinger = await RpcConn.open(host.socket);
+    const pinger = await pingWorker(host.socket, 20);
     const end = t0 + o.minutes * 60_000;
     while (performance.now() < end) {
       const until = Math.min(end, performance.now() + o.interval * 1000);
-      const pings: number[] = [];
-      while (performance.now() < until) {
-        const t = performance.now();
-        await pinger.call("system.ping");
-        pings.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await new Promise((r) => setTimeout(r, until - performance.now()));
+      const pings = await pinger.take();
+      // A connection per sample: the host drops one that stays silent for its idle deadline (30 s).
+      const stats = await RpcConn.open(host.socket);
       const { rss, fds } = procStatus(pid);
-      const stats = await pinger.request("system.stats", {});
-      const st = stats.result as
+      const st = (await stats.request("system.stats", {})).result as
         | {
           heap_used?: number;
           heap_total?: number;
@@ -192,7 +189,8 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
           bus?: { max_queue: number };
         }
         | undefined;
-      const list = await pinger.call<{ surfaces: unknown[] }>("fleet.list").catch(() => ({ surfaces: [] }));
+      const list = await stats.call<{ surfaces: unknown[] }>("fleet.list").catch(() => ({ surfaces: [] }));
+      stats.close();
       const s: Sample = {
         at_s: Math.round((performance.now() - t0) / 1000),
         rss_mib: Math.round(rss * 10) / 10,
@@ -223,7 +221,7 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
     }
     stop.now = true;
     await Promise.allSettled(tasks);
-    pinger.close();
+    await pinger.stop();
     rpc.close();
 
     // Every churn open and close reached the live subscriber.
@@ -271,6 +269,7 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
     };
   } finally {
     stop.now = true;
+    await cleanupAll(); // the pinger's thread, if the soak failed before stopping it
     await host.stop();
   }
 }
