@@ -261,17 +261,21 @@ export async function runScenario(
 
   await t.step(`${tag}: exit leaves no agent process`, async () => {
     assert.ok(processesUnder(kit.root).length > 0, "the agent runs");
-    for (const k of kit.quit) {
-      await ok(host, ["key", P, k]).catch(() => {});
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    // The quit keys with a pause after each: an agent may ignore a key sent while it redraws.
+    const pressQuit = async () => {
+      for (const k of kit.quit) {
+        await ok(host, ["key", P, k]).catch(() => {});
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    };
+    await pressQuit();
     // An agent may let one quit key pass unseen (Codex did once, mid-redraw, in a full suite run):
-    // as a user would, press it again while it is still there.
+    // as a user would, press them again while it is still there.
     let pressed = Date.now();
     await waitUntil("the agent gone from status", async () => {
       const s = await host.json<AgentStatus>(["status", P, "--json"]);
       if (s.tool !== null && Date.now() - pressed > 3000) {
-        for (const k of kit.quit) await ok(host, ["key", P, k]).catch(() => {});
+        await pressQuit();
         pressed = Date.now();
       }
       return s.tool === null;
