@@ -137,10 +137,10 @@ export class EventBus {
   #taps: ((ev: BusEvent) => void)[] = [];
   /**
    * Counts a subscriber that receives `surface_changed` as a watcher of
-   * pane output (the host sets it to `PanePool.watch`); returns the release,
-   * called when the subscriber goes.
+   * the output of its `surfaces` (null: every pane's; the host sets it to
+   * `PanePool.watch`); returns the release, called when the subscriber goes.
    */
-  watchers: (() => () => void) | null = null;
+  watchers: ((surfaces: ReadonlySet<number> | null) => () => void) | null = null;
 
   /** Calls `fn` synchronously for every event: for in-host consumers such as the agent tracker. */
   tap(fn: (ev: BusEvent) => void): void {
@@ -150,7 +150,9 @@ export class EventBus {
   /** Adds a subscriber; it sees events published from now on. */
   subscribe(filter: Filter = {}): Subscription {
     const sub = new Subscription(filter, this);
-    if (!filter.types || filter.types.has("surface_changed")) sub.unwatch = this.watchers?.() ?? null;
+    if (!filter.types || filter.types.has("surface_changed")) {
+      sub.unwatch = this.watchers?.(filter.surfaces ?? null) ?? null;
+    }
     // Copy on write: a dispatch in progress keeps iterating the old array,
     // so a subscriber added during a dispatch does not see that event.
     this.#subs = [...this.#subs, sub];

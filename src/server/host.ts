@@ -166,7 +166,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     sessions.onWorkerEvent(ev);
   }, log);
   registry = new Registry(config, pool, bus, opts.socketPath);
-  bus.watchers = () => pool.watch();
+  bus.watchers = (surfaces) => pool.watch(surfaces);
   sessions = new Sessions(registry, pool);
   const plugins = new PluginHost(sessions, pool, opts.plugins);
   registry.describeExtra = (s) => plugins.describeSurface(s.session);

@@ -362,8 +362,8 @@ export class Sessions {
   async waitRaw(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<RawJson> {
     const s = this.get(id);
     const wid = ++this.#wid;
-    // Someone is timing this answer: the workers keep headroom while it is pending (PanePool.watch).
-    const unwatch = this._pool.watch();
+    // Someone is timing this answer: its pane's worker keeps headroom while it is pending (PanePool.watch).
+    const unwatch = this._pool.watch([s.surface.id]);
     const onAbort = () =>
       void this._pool.session(s.surface.id, { kind: "cancel", wid, reason: "cancelled" }).catch(() => {});
     signal?.addEventListener("abort", onAbort, { once: true });

@@ -137,7 +137,16 @@ const system = {
     fds: Nullable(Int),
     heap_used: Int,
     heap_total: Int,
-    workers: z.array(z.object({ heap_used: Int, heap_total: Int, panes: Int, trims: Int, trim_ms: Int })),
+    workers: z.array(
+      z.object({
+        heap_used: Int,
+        heap_total: Int,
+        panes: Int,
+        trims: Int,
+        trim_ms: Int,
+        watched: z.boolean(),
+      }),
+    ),
     bus: Nullable(z.object({ subscribers: Int, max_queue: Int })),
     connections: z.object({ calls: Nullable(Int), streams: Nullable(Int) }),
     panes: Int,

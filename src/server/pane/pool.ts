@@ -37,6 +37,10 @@ interface Slot {
   requests: Int32Array;
   /** Set when the worker failed: its panes are gone, it takes no more. */
   failed?: string;
+  /** What the worker was last told: someone watches output of its panes (see `PanePool.watch`). */
+  watched: boolean;
+  /** Tells it nobody does any more, a moment after the last such watcher went. */
+  unwatchTimer: ReturnType<typeof setTimeout> | null;
 }
 
 /**
@@ -102,9 +106,10 @@ export class PanePool {
 
   #onEvent: (ev: WorkerEvent) => void;
   #log: (line: string) => void;
-  /** Clients watching output live (see {@link watch}). */
-  #watchers = 0;
-  #unwatchTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Clients watching every pane's output live (see {@link watch}). */
+  #watchingAll = 0;
+  /** Clients watching some panes' output live: how many watch each pane. */
+  #watchedPanes = new Map<number, number>();
 
   /**
    * Starts `size` workers; `onEvent` receives what panes report. A worker
@@ -132,7 +137,7 @@ export class PanePool {
       type: "module",
     });
     const requests = new Int32Array(new SharedArrayBuffer(4));
-    const slot: Slot = { worker, panes: 0, requests };
+    const slot: Slot = { worker, panes: 0, requests, watched: this.#watchingAll > 0, unwatchTimer: null };
     const event = (ev: WorkerEvent) => {
       if (ev.ev === "changed") {
         this.#saw(ev.id, ev.generation);
@@ -156,7 +161,7 @@ export class PanePool {
       this.#fail(slot, e.message || "uncaught error");
     };
     worker.onmessageerror = () => this.#fail(slot, "a message could not be read");
-    worker.postMessage({ watched: this.#watchers > 0, requests: requests.buffer } satisfies WatchedMessage);
+    worker.postMessage({ watched: slot.watched, requests: requests.buffer } satisfies WatchedMessage);
     const { port1, port2 } = new MessageChannel();
     this.#spawner.postMessage({ port: port1 }, [port1]);
     worker.postMessage({ spawner: port2 } satisfies SpawnerMessage, [port2]);
@@ -188,36 +193,61 @@ export class PanePool {
   }
 
   /**
-   * Counts a client that watches pane output live (an events subscriber for
-   * `surface_changed`, ptywright notifications); returns its release. While
-   * any does, the workers rest between flood turns so watched output, pings
-   * and events find a free core; while none does, floods are parsed flat out.
+   * Counts a client that watches output live (an events subscriber for
+   * `surface_changed`, ptywright notifications, a pending `session.wait`) of
+   * the panes `ids`, or of every pane (null); returns its release. The
+   * workers of watched panes rest between flood turns so that output, pings
+   * and events find a free core; the other workers parse their floods flat
+   * out.
    */
-  watch(): () => void {
-    if (this.#watchers++ === 0) {
-      if (this.#unwatchTimer !== null) clearTimeout(this.#unwatchTimer);
-      else this.#tellWatched(true);
-      this.#unwatchTimer = null;
-    }
+  watch(ids: Iterable<number> | null = null): () => void {
+    const only = ids ? [...ids] : null;
+    if (only) { for (const id of only) this.#watchedPanes.set(id, (this.#watchedPanes.get(id) ?? 0) + 1); }
+    else this.#watchingAll++;
+    this.#tellWatched();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      // The workers hear of the last release a moment later: a client that waits again and
-      // again (a script's `session.wait`s) does not toggle them with two messages per wait.
-      if (--this.#watchers === 0) {
-        this.#unwatchTimer = setTimeout(() => {
-          this.#unwatchTimer = null;
-          this.#tellWatched(false);
-        }, UNWATCH_DELAY_MS);
-        Deno.unrefTimer(this.#unwatchTimer);
+      if (!only) this.#watchingAll--;
+      else {
+        for (const id of only) {
+          const n = this.#watchedPanes.get(id)! - 1;
+          if (n > 0) this.#watchedPanes.set(id, n);
+          else this.#watchedPanes.delete(id);
+        }
       }
+      this.#tellWatched();
     };
   }
 
-  #tellWatched(watched: boolean): void {
+  /**
+   * Tells each worker whether output of its panes is watched: at once when
+   * it becomes so; a moment after its last watcher went when it stops being
+   * so, so a client that waits again and again (a script's `session.wait`s)
+   * does not toggle it with two messages per wait.
+   */
+  #tellWatched(): void {
+    const wanted = new Set<Slot>(this.#watchingAll > 0 ? this.#slots : []);
+    for (const id of this.#watchedPanes.keys()) {
+      const slot = this.#home.get(id);
+      if (slot) wanted.add(slot);
+    }
     for (const slot of this.#slots) {
-      if (!slot.failed) slot.worker.postMessage({ watched } satisfies WatchedMessage);
+      if (slot.failed) continue;
+      if (wanted.has(slot)) {
+        if (slot.unwatchTimer !== null) clearTimeout(slot.unwatchTimer);
+        slot.unwatchTimer = null;
+        if (!slot.watched) slot.worker.postMessage({ watched: slot.watched = true } satisfies WatchedMessage);
+      } else if (slot.watched && slot.unwatchTimer === null) {
+        slot.unwatchTimer = setTimeout(() => {
+          slot.unwatchTimer = null;
+          if (!slot.failed) {
+            slot.worker.postMessage({ watched: slot.watched = false } satisfies WatchedMessage);
+          }
+        }, UNWATCH_DELAY_MS);
+        Deno.unrefTimer(slot.unwatchTimer);
+      }
     }
   }
 
@@ -307,6 +337,7 @@ export class PanePool {
     const slot = this.#slots.filter((s) => !s.failed).reduce((a, b) => (b.panes < a.panes ? b : a));
     slot.panes++;
     this.#home.set(opts.id, slot);
+    if (this.#watchedPanes.has(opts.id)) this.#tellWatched();
     this.#views.set(opts.id, {
       generation: 0,
       reportedAt: -Infinity,
@@ -401,11 +432,12 @@ export class PanePool {
     slot.panes--;
     this.#home.delete(id);
     this.#views.delete(id);
+    if (this.#watchedPanes.has(id)) this.#tellWatched();
   }
 
   /** Stops every worker; pending requests fail. */
   terminate(): void {
-    if (this.#unwatchTimer !== null) clearTimeout(this.#unwatchTimer);
+    for (const slot of this.#slots) if (slot.unwatchTimer !== null) clearTimeout(slot.unwatchTimer);
     this.#releaser.stop();
     for (const slot of this.#slots) slot.worker.terminate();
     this.#spawner.terminate();

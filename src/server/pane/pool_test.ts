@@ -57,3 +57,25 @@ Deno.test("pane pool: a worker that throws fails alone; its panes exit, reported
     pool.terminate();
   }
 });
+
+Deno.test("pane pool: only the workers of watched panes are told they are watched", async () => {
+  const pool = new PanePool(2, () => {});
+  const watched = async () => (await pool.stats()).map((w) => w.watched).join(",");
+  try {
+    await pool.spawn(spawnOpts(1)); // the first worker
+    await pool.spawn(spawnOpts(2)); // the least busy: the second
+    assert.equal(await watched(), "false,false");
+    const one = pool.watch([1]);
+    await until("pane 1's worker watched", async () => await watched() === "true,false");
+    const all = pool.watch();
+    await until("every worker watched", async () => await watched() === "true,true");
+    all();
+    all(); // a release counts once
+    await until("only pane 1's worker watched again", async () => await watched() === "true,false");
+    one();
+    await until("nobody watched", async () => await watched() === "false,false");
+  } finally {
+    for (const id of [1, 2]) await pool.dispose(id).catch(() => {});
+    pool.terminate();
+  }
+});

@@ -34,8 +34,9 @@ export interface SpawnRequest {
 
 /**
  * A worker's heap (live objects, and what V8 holds for them), pane count, and
- * how often it handed freed memory back and how long that took (./release.ts)
- * (`system.stats`).
+ * how often it handed freed memory back and how long that took (./release.ts),
+ * and whether output of its panes is watched, so it rests between flood
+ * turns (./panes.ts) (`system.stats`).
  */
 export interface WorkerStats {
   heap_used: number;
@@ -43,6 +44,7 @@ export interface WorkerStats {
   panes: number;
   trims: number;
   trim_ms: number;
+  watched: boolean;
 }
 
 /**
@@ -87,9 +89,9 @@ export interface RecycleMessage {
 }
 
 /**
- * Whether a client watches pane output live (no reply): while one does the
- * workers rest between flood turns, leaving headroom for its output
- * (./panes.ts); while none does they parse flat out.
+ * Whether a client watches output of this worker's panes live (no reply):
+ * while one does the worker rests between flood turns, leaving headroom for
+ * that output (./panes.ts); while none does it parses flat out.
  */
 export interface WatchedMessage {
   watched: boolean;
