@@ -100,11 +100,12 @@ releaser.maxDelay = () => (watched || waitsPending() ? WATCHED_MAX_DELAY_MS : MA
  */
 const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 2);
 /**
- * Whether a client watches pane output live (the main thread says so:
- * `PanePool.watch`, which a pending `session.wait` counts in too). The rest
- * buys latency for watched output with a third or more of the fan-out's
- * throughput (bench/corpus.ts, 20 floods of the build mix: 14.9–17.4 MiB/s
- * watched, 25–31 MiB/s not), so it is taken only while someone watches.
+ * Whether a client watches output of this worker's panes live (the main
+ * thread says so: `PanePool.watch`, which a pending `session.wait` counts in
+ * too). The rest buys latency for watched output with a third or more of
+ * the worker's throughput (bench/corpus.ts, 20 floods of the build mix:
+ * 14.9–17.4 MiB/s watched, 25–31 MiB/s not), so it is taken only while
+ * someone watches, and only by the workers of the panes watched.
  */
 let watched = false;
 /** Requests the main thread has posted and this worker has not taken (see `WatchedMessage`). */
