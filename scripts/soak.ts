@@ -10,7 +10,8 @@
  *
  * Every interval it prints the host's RSS, open descriptors, worker heaps and
  * event-queue depth (from `system.stats` when the host has it), and the
- * `system.ping` p99 of that interval. At the end it checks the targets: RSS and
+ * `system.ping` p99 of that interval (pings every 20 ms from a thread of their
+ * own, bench/pinger.ts). At the end it checks the targets: RSS and
  * descriptors flat after warm-up (the median of the last fifth of the samples
  * within 5 % of the median of the fifth after the first; `--tolerance` to
  * change), no lifecycle event lost silently, ping p99 ≤ 5 ms (`--ping-p99`),
