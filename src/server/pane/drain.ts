@@ -33,6 +33,8 @@ export interface DrainState {
   drainTimer: ReturnType<typeof setTimeout> | null;
   /** When the PTY last delivered data (ms, performance.now). */
   lastDataAt: number;
+  /** When it was last resumed after a turn's pause (ms, performance.now; 0: never paused). */
+  resumedAt: number;
   /** When node-pty first tried to destroy the socket after the exit. */
   destroyAskedAt: number;
   /** node-pty reported the program's exit (it has been reaped). */
@@ -115,8 +117,12 @@ export function scheduleDeferredDestroy(pane: DrainState) {
   if (pane.drainTimer !== null) clearTimeout(pane.drainTimer);
   if (pane.disposed) return destroyDeferred(pane);
   // A socket still flowing long after the exit (a background process holding
-  // the PTY) is destroyed anyway, unless we hold it paused.
-  const late = pane.parseNow !== null && performance.now() - pane.destroyAskedAt > DRAIN_MAX_MS;
+  // the PTY) is destroyed anyway, unless we hold it paused, or it was resumed
+  // and has not been read since: what the kernel holds for it is read in the
+  // next poll, after this turn's timers (a flood paused past the exit lost
+  // its tail that way under load).
+  const late = pane.parseNow !== null && performance.now() - pane.destroyAskedAt > DRAIN_MAX_MS &&
+    pane.lastDataAt >= pane.resumedAt;
   pane.drainTimer = setTimeout(() => {
     pane.drainTimer = null;
     if (mustWait(pane)) return scheduleDeferredDestroy(pane);
