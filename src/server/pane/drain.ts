@@ -74,13 +74,15 @@ export function guardDrainOnExit(pane: DrainState) {
     const eof = (args[0] as { code?: string } | undefined)?.code === "EIO";
     const flowing = !eof && now - pane.lastDataAt < DRAIN_QUIET_MS &&
       now - pane.destroyAskedAt < DRAIN_MAX_MS;
-    if (!pane.disposed && (mustWait(pane) || flowing || programRunning(pane))) {
+    // Resumed after a turn's pause and not read since: the next poll reads what the kernel holds.
+    const unread = !eof && pane.parseNow !== null && pane.resumedAt > pane.lastDataAt;
+    if (!pane.disposed && (mustWait(pane) || flowing || unread || programRunning(pane))) {
       pane.deferredDestroy = () => {
         pane.input.close();
         return destroy(...args);
       };
       if (pane.paused || pane.throttled) return socket; // resuming schedules it
-      if (flowing || pane.pending > 0) scheduleDeferredDestroy(pane);
+      if (flowing || unread || pane.pending > 0) scheduleDeferredDestroy(pane);
       else awaitExit(pane, EXIT_POLL_MS);
       return socket;
     }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type DrainState, scheduleDeferredDestroy } from "./drain.ts";
+import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
 
 /** A pane whose program exited 3 s ago (past the drain's 2 s limit) with a destroy waiting. */
 function exitedPane(destroyed: { at: number | null }): DrainState {
@@ -48,4 +48,29 @@ Deno.test("drain: a flood resumed after its program exited is read before its so
   await tick(50);
   assert.notEqual(destroyed.at, null, "destroyed once it was read");
   if (pane.drainTimer !== null) clearTimeout(pane.drainTimer);
+});
+
+Deno.test("drain: the close asked for after the exit waits for a resumed flood's next read", async () => {
+  // The PTY asks to close its master 200 ms after the exit; the pane had been paused longer than
+  // that and was just resumed: its output is still in the kernel, read in the next poll.
+  const destroyed = { at: null as number | null };
+  let onData = () => {};
+  const socket = { destroy: () => void (destroyed.at = performance.now()) };
+  const pane = exitedPane({ at: null });
+  pane.deferredDestroy = null;
+  pane.destroyAskedAt = 0;
+  pane.pty = {
+    _socket: socket,
+    onData: (fn: () => void) => void (onData = fn),
+  } as unknown as DrainState["pty"];
+  pane.input = { close: () => {} } as DrainState["input"];
+  pane.resumedAt = performance.now();
+  guardDrainOnExit(pane);
+  socket.destroy();
+  assert.equal(destroyed.at, null, "not destroyed before the resumed socket was read");
+  pane.lastDataAt = performance.now(); // the poll read its output
+  onData();
+  const deadline = Date.now() + 5000;
+  while (destroyed.at === null && Date.now() < deadline) await tick(20);
+  assert.notEqual(destroyed.at, null, "destroyed once it was read and went quiet");
 });
