@@ -120,6 +120,25 @@ Deno.test("hardening: system.stats reports memory, fds, workers, the bus and con
   });
 });
 
+Deno.test("hardening: watching one pane's output makes only its worker rest; watching all, every worker", async () => {
+  await withHost({}, async (host) => {
+    const a = (await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"])).surface_id;
+    await host.json(["new", "-c", "exec sleep 300"]); // the other worker's
+    const watched = async () =>
+      (await host.call<{ workers: { watched: boolean; panes: number }[] }>("system.stats")).workers
+        .filter((w) => w.watched).length;
+    assert.equal(await watched(), 0);
+    const one = await subscribe(host.socket, { surfaces: [a], types: ["surface_changed"] });
+    await waitUntil("one worker watched", async () => await watched() === 1);
+    const all = await subscribe(host.socket, { types: ["surface_changed"] });
+    await waitUntil("both workers watched", async () => await watched() === 2);
+    await all.close();
+    await waitUntil("one worker watched again", async () => await watched() === 1);
+    await one.close();
+    await waitUntil("no worker watched", async () => await watched() === 0);
+  });
+});
+
 Deno.test("hardening: after a flood a pane worker hands freed memory back", async () => {
   await withHost({}, async (host) => {
     // ~6.9 MB of output: more than the 4 MiB after which a worker trims (src/server/pane/release.ts).
