@@ -147,10 +147,19 @@ function schedule(s: Session) {
   if (s.scheduled) return;
   if (performance.now() - s.checkedAt >= CHECK_SPACING_MS) return flush(s);
   s.scheduled = true;
-  setImmediate(() => {
-    s.scheduled = false;
-    if (sessions.get(s.id) === s) flush(s);
-  });
+  setImmediate(() => settle(s));
+}
+
+/**
+ * Reports a change put off to the end of the turn now: called before any
+ * reply about the session, whose result may reflect that output (the main
+ * thread seeds notification cursors from the reports, so a reply must not
+ * overtake them).
+ */
+function settle(s: Session) {
+  if (!s.scheduled) return;
+  s.scheduled = false;
+  if (sessions.get(s.id) === s) flush(s);
 }
 
 function flush(s: Session) {
@@ -238,6 +247,7 @@ export function startWait(
 ): void {
   const s = sessions.get(id);
   if (!s) throw new Error(`pane ${id} is not a session`);
+  settle(s);
   wait(s, call, done);
 }
 
@@ -279,6 +289,7 @@ export function sessionCall(
   }
   const s = sessions.get(id);
   if (!s) throw new Error(`pane ${id} is not a session`);
+  settle(s);
   switch (call.kind) {
     case "snapshot":
       return snapshotEncoded(s.term, s.sequence, s.title, s.pixels, s.rows);
