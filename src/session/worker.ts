@@ -277,11 +277,11 @@ function wait(
   check(s, w);
 }
 
-/** Answers one session call for pane `id`. */
+/** Answers one session call for pane `id` (a wait goes through {@link startWait}). */
 export function sessionCall(
   id: number,
-  call: SessionCall,
-): SessionResults[SessionCall["kind"]] | Promise<SessionResults["wait"]> {
+  call: Exclude<SessionCall, { kind: "wait" }>,
+): SessionResults[SessionCall["kind"]] {
   if (call.kind === "cancel") {
     const found = waitsById.get(call.wid);
     if (found) finish(found.s, found.w, { ok: false, error: call.reason });
@@ -299,8 +299,6 @@ export function sessionCall(
       const { text, dropped } = s.transcript.since(call.since);
       return { text, dropped, chars: s.transcript.written, sequence: s.sequence } satisfies OutputDelta;
     }
-    case "wait":
-      return new Promise((resolve) => wait(s, call, resolve));
     case "pixels":
       s.pixels = { width: call.width, height: call.height };
       return null;

@@ -52,7 +52,11 @@ const handlers: Handlers = {
       generation: pane.generation,
     }));
   },
-  session: (req) => sessionCall(req.id, req.call),
+  session: (req) => {
+    // A wait is answered from the check that decides it (./worker.ts's `waitFor`), never here.
+    if (req.call.kind === "wait") throw new Error("session.wait is not an op of handle()");
+    return sessionCall(req.id, req.call);
+  },
   clear: async (req) => {
     const pane = mustGet(req.id);
     return await afterWrites(pane, () => clearPane(pane));
