@@ -147,6 +147,38 @@ Deno.test("redaction: on by default for snapshot, transcript and title; redact:f
   }
 });
 
+Deno.test("redaction: a screen with nothing to redact is sent as it is; a secret only in the title is still caught", async () => {
+  const h = await startStdio();
+  try {
+    const c = h.client;
+    const clean = (await c.call("session.create", {
+      program: "/bin/sh",
+      args: ["-c", `printf '${ESC}[1;31mbuild${ESC}[0m ok: 12 files 宽字\n"quoted" \\ back'; sleep 10`],
+    })).session;
+    await c.call("session.wait", { session: clean, matcher: { type: "contains_text", value: "back" } });
+    const plain = await c.call("session.snapshot", { session: clean });
+    assert.ok(plain.plain_text.includes('"quoted" \\ back'), plain.plain_text);
+    assert.deepEqual(plain, await c.call("session.snapshot", { session: clean, redact: false }));
+    const titled = (await c.call("session.create", {
+      program: "/bin/sh",
+      args: ["-c", `printf '${ESC}]2;password=titleonly\\007'; echo visible; sleep 10`],
+    })).session;
+    await c.call("session.wait", { session: titled, matcher: { type: "contains_text", value: "visible" } });
+    const snap = await c.call("session.snapshot", { session: titled });
+    assert.equal(snap.title, "password=[REDACTED]");
+    assert.equal(
+      (await c.call("session.snapshot", {
+        session: titled,
+        redaction: { enabled: true, replacement: "#", extra_literals: ["visible"] },
+      }))
+        .plain_text,
+      "#",
+    );
+  } finally {
+    await h.stop();
+  }
+});
+
 Deno.test("raw transcript: created 0600, refuses to overwrite, appends on request", async () => {
   const h = await startStdio();
   const dir = await Deno.makeTempDir();

@@ -23,6 +23,19 @@ const BEARER = /(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const SK = /\bsk-[A-Za-z0-9_-]{16,}\b/g;
 const ASSIGNED = /(\b(?:api[_-]?key|token|secret|password|passwd|authorization)\b\s*[:=]\s*)[^\s,'"\]}]+/gi;
 
+/** Every text a default pattern matches holds one of these words (case aside). */
+const KEYWORDS = /bearer|sk-|api[_-]?key|token|secret|passw(?:or)?d|authorization/i;
+
+/**
+ * Whether `policy` may change `text` or a piece of it (false: certainly
+ * not, so nothing cut from `text`, a screen row say, needs redacting
+ * either). Rules of the caller's own regexes are not looked into: true.
+ */
+export function mayRedact(text: string, policy: Policy): boolean {
+  if (policy.regexes.length || KEYWORDS.test(text)) return true;
+  return policy.literals.some((l) => text.includes(l));
+}
+
 /**
  * The policy of a read's `redact` and `redaction` params: `redact:false`
  * turns it off even with a `redaction` object; a `redaction` object is on

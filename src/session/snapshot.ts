@@ -314,6 +314,24 @@ export function snapshotJson(
   return decoder.decode(e.buf.subarray(RAW_HEADROOM, e.end));
 }
 
+/**
+ * The plain text and title of a snapshot as {@link snapshotEncoded} wrote
+ * it, read without parsing its cells: the keys before `cells` and after
+ * them (a quote inside a cell's text is escaped, so the markers cannot
+ * occur inside one).
+ */
+export function textsOfEncoded(json: string): { plain_text: string; title: string | null } {
+  const head = json.indexOf(',"cells":[');
+  const tail = json.lastIndexOf('],"alternate_screen":');
+  if (head < 0 || tail < 0) {
+    const snap = JSON.parse(json) as ScreenSnapshot;
+    return { plain_text: snap.plain_text, title: snap.title };
+  }
+  const { plain_text } = JSON.parse(`${json.slice(0, head)}}`) as ScreenSnapshot;
+  const { title } = JSON.parse(`{${json.slice(tail + 2)}`) as ScreenSnapshot;
+  return { plain_text, title };
+}
+
 /** The visible rows as vt100's `contents()` gives them. */
 export function plainText(term: Term): string {
   const buf = term.buffer.active;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
 import { rng } from "../../tests/_prng.ts";
-import { snapshotJson, snapshotOf, SnapshotRows } from "./snapshot.ts";
+import { snapshotJson, snapshotOf, SnapshotRows, textsOfEncoded } from "./snapshot.ts";
 
 const PIXELS = { width: 0, height: 0 };
 
@@ -69,4 +69,14 @@ Deno.test("a scrolled screen reuses its rows under their new row numbers", () =>
       [2, "d"],
     ],
   );
+});
+
+Deno.test("textsOfEncoded reads plain text and title without the cells, whatever the cells hold", () => {
+  const term = new xterm.Terminal({ cols: 30, rows: 4, allowProposedApi: true });
+  parse(term, 'a "],"alternate_screen":x\r\n,"cells":[ \\ 宽\r\ntoken=abc');
+  for (const title of ['t"itle', null]) {
+    const json = snapshotJson(term, 3, title, PIXELS);
+    const snap = JSON.parse(json);
+    assert.deepEqual(textsOfEncoded(json), { plain_text: snap.plain_text, title: snap.title });
+  }
 });
