@@ -86,11 +86,19 @@ export class Sessions {
   #byId = new Map<string, SessionState>();
   #bySurface = new Map<number, SessionState>();
   #listeners = new Set<(s: SessionState) => void>();
+  /**
+   * Reports for a session pane that arrived before `create` registered it
+   * (the program printed while the host was still setting the pane up):
+   * applied at registration, or the notification cursors would be seeded
+   * before output a client has already seen.
+   */
+  #early = new Map<number, { sequence: number; chars: number; exited: boolean }>();
 
   constructor(private readonly _registry: Registry, private readonly _pool: PanePool) {
     // A session pane closed by another verb (`paneflow close`) is gone as a session too.
     _registry.closeListeners.add((panes) => {
       for (const p of panes) {
+        this.#early.delete(p.id);
         const s = this.#bySurface.get(p.id);
         if (s) this.#forget(s);
       }
@@ -100,7 +108,13 @@ export class Sessions {
   /** Applies a pane worker's report (call for every worker event). */
   onWorkerEvent(ev: WorkerEvent): void {
     const s = this.#bySurface.get(ev.id);
-    if (!s) return;
+    if (!s) {
+      // Only session panes report `session`; one not registered yet is being created.
+      if (ev.ev === "session") {
+        this.#early.set(ev.id, { sequence: ev.sequence, chars: ev.chars, exited: ev.exited });
+      }
+      return;
+    }
     if (ev.ev === "session") {
       s.sequence = Math.max(s.sequence, ev.sequence);
       s.chars = Math.max(s.chars, ev.chars);
@@ -191,12 +205,14 @@ export class Sessions {
         pixel_height: o.pixel_height ?? 0,
       },
     });
+    const early = this.#early.get(surface.id);
+    this.#early.delete(surface.id);
     const s: SessionState = {
       id,
       surface,
-      sequence: 0,
-      chars: 0,
-      exited: surface.exit !== null,
+      sequence: early?.sequence ?? 0,
+      chars: early?.chars ?? 0,
+      exited: surface.exit !== null || (early?.exited ?? false),
       killed: false,
       adapter: null,
       pixel_width: o.pixel_width ?? 0,
