@@ -146,11 +146,13 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     }
     const settled = settledMsg.result;
     if (settled.state.state !== "waiting_for_user_input") {
-      console.error(
-        mock.requests.map((r) => JSON.stringify({ ...r, body: undefined, headers: undefined })).join("\n"),
+      // What the screen showed and what the mock was asked: the evidence for a wrong resting state.
+      const screen = (await c.call("adapter.inspect", { adapter: e, redact: false })).plain_text;
+      const asked = mock.requests.map((r) => JSON.stringify({ ...r, body: undefined, headers: undefined }));
+      assert.fail(
+        `${JSON.stringify(settled.state)}\n--- screen ---\n${screen}\n--- requests ---\n${asked.join("\n")}`,
       );
     }
-    assert.equal(settled.state.state, "waiting_for_user_input", JSON.stringify(settled.state));
     assert.equal((await stateOf(e)).state, "waiting_for_user_input");
     mock.release();
 
