@@ -426,7 +426,11 @@ export class ClaudeCodePlugin implements PluginRuntime {
       }
       return out(ctx.last_intent || "ready", 0.2, "no Claude Code-specific evidence detected");
     }
-    switch (verdict.rule) {
+    // Esc before any answer puts the prompt back in the input box and takes its turn off the
+    // transcript, so the last turn on screen is an older one: its error banner is not this turn's.
+    const olderError = verdict.rule === "api_error" && cancelling &&
+      !this.#ownTurn(regions.transcript)?.some((l) => ERROR_LINE.test(l));
+    switch (olderError ? "idle_prompt" : verdict.rule) {
       case "permission_dialog": {
         const d = permissionDialog(lines)!;
         this.#dialogId = fnv1aHex(d.body);

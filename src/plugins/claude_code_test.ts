@@ -5,9 +5,14 @@ import { COMPLETED_TURN_STABLE_MS, splitStatusBar } from "./types.ts";
 const FIXTURES = new URL("../../tests/fixtures/claude/", import.meta.url);
 const screen = (name: string) => Deno.readTextFileSync(new URL(`${name}.txt`, FIXTURES)).replace(/\n$/, "");
 
-// deno-lint-ignore no-explicit-any
-function classify(p: ClaudeCodePlugin, name: string, extra: Record<string, unknown> = {}): any {
-  const s = screen(name);
+function classify(
+  p: ClaudeCodePlugin,
+  name: string,
+  extra: Record<string, unknown> = {},
+  edit = (s: string) => s,
+  // deno-lint-ignore no-explicit-any
+): any {
+  const s = edit(screen(name));
   const { body, status } = splitStatusBar(s);
   return p.call("classify", {
     screen: s,
@@ -131,4 +136,21 @@ Deno.test("claude-code intents return ptywright's exact action plans", () => {
   const d = p.call("describe", {}) as { intents: unknown[]; states: unknown[] };
   assert.equal(d.intents.length, 16);
   assert.equal(d.states.length, 16);
+});
+
+Deno.test("claude-code: a cancel before any answer settles at the input, not at an older turn's error", () => {
+  const p = new ClaudeCodePlugin();
+  p.call("send_prompt", { prompt: "hold on" });
+  p.call("cancel", {});
+  // Claude Code 2.1.328 takes the prompt off the transcript and puts it back in the input box
+  // (interrupted_before_output.txt), so the last turn on screen is the one that hit the 500.
+  const back = (s: string) =>
+    s.replace("❯\u00a0Resend your message to try again", "❯\u00a0hold on").replace(" · ? for shortcuts", "");
+  const extra = { last_intent: "cancelling", stable_ms: COMPLETED_TURN_STABLE_MS };
+  const st = classify(p, "api_error_500", extra, back);
+  assert.equal(st.state, "waiting_for_user_input", JSON.stringify(st));
+  // The cancelled turn's own error still counts.
+  p.call("send_prompt", { prompt: "trigger api_error_500" });
+  p.call("cancel", {});
+  assert.equal(classify(p, "api_error_500", extra).state, "error");
 });
