@@ -8,7 +8,8 @@
  * lifecycle event, and a subscriber that stops reading (it must be shed with a
  * `dropped` count, never block the host).
  *
- * Every interval it prints the host's RSS, open descriptors, worker heaps and
+ * Every interval it prints the host's RSS (the median of a reading every 5 s,
+ * with their range), open descriptors, worker heaps and
  * event-queue depth (from `system.stats` when the host has it), and the
  * `system.ping` p99 of that interval (pings every 20 ms from a thread of their
  * own, bench/pinger.ts). At the end it checks the targets: RSS and
@@ -59,7 +60,10 @@ export function parseSoakArgs(argv: string[]): Options {
 /** One interval's figures. */
 export interface Sample {
   at_s: number;
+  /** The median of the interval's RSS readings (one every {@link RSS_EVERY_MS}). */
   rss_mib: number;
+  /** The lowest and highest of them. */
+  rss_range_mib: [number, number];
   fds: number;
   worker_heap_mib: number | null;
   /** What V8 holds for the workers' heaps (their committed pages). */
@@ -86,6 +90,14 @@ export interface SoakResult {
 }
 
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20 * 10) / 10;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/**
+ * How often the host's RSS is read. One reading an interval moved with the
+ * collectors' phase (the workers' held heap swings by ~30 MiB between
+ * collections: 218–278 MiB a minute apart in one 30-minute run); the
+ * interval reports the median of its readings, and their range.
+ */
+const RSS_EVERY_MS = 5_000;
 
 function procStatus(pid: number): { rss: number; fds: number } {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
@@ -177,11 +189,15 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
     const end = t0 + o.minutes * 60_000;
     while (performance.now() < end) {
       const until = Math.min(end, performance.now() + o.interval * 1000);
-      await new Promise((r) => setTimeout(r, until - performance.now()));
+      const readings: number[] = [];
+      while (performance.now() < until) {
+        await new Promise((r) => setTimeout(r, Math.min(RSS_EVERY_MS, until - performance.now())));
+        readings.push(procStatus(pid).rss);
+      }
       const pings = await pinger.take();
       // A connection per sample: the host drops one that stays silent for its idle deadline (30 s).
       const stats = await RpcConn.open(host.socket);
-      const { rss, fds } = procStatus(pid);
+      const { fds } = procStatus(pid);
       const st = (await stats.request("system.stats", {})).result as
         | {
           heap_used?: number;
@@ -194,7 +210,11 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
       stats.close();
       const s: Sample = {
         at_s: Math.round((performance.now() - t0) / 1000),
-        rss_mib: Math.round(rss * 10) / 10,
+        rss_mib: Math.round(median(readings) * 10) / 10,
+        rss_range_mib: [
+          Math.round(Math.min(...readings) * 10) / 10,
+          Math.round(Math.max(...readings) * 10) / 10,
+        ],
         fds,
         worker_heap_mib: st?.workers ? mib(st.workers.reduce((a, w) => a + w.heap_used, 0)) : null,
         worker_heap_total_mib: st?.workers
@@ -211,11 +231,13 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
       };
       samples.push(s);
       log(
-        `${String(s.at_s).padStart(5)} s  rss ${s.rss_mib} MiB  fds ${s.fds}  heap used/held: main ${
-          s.main_heap_mib ?? "n/a"
-        }/${s.main_heap_total_mib ?? "n/a"} MiB, workers ${s.worker_heap_mib ?? "n/a"}/${
-          s.worker_heap_total_mib ?? "n/a"
-        } MiB  trims ${s.trims ?? "n/a"} (${s.trim_ms ?? "n/a"} ms)  queue ${
+        `${String(s.at_s).padStart(5)} s  rss ${s.rss_mib} MiB (${
+          s.rss_range_mib.join("–")
+        })  fds ${s.fds}  heap used/held: main ${s.main_heap_mib ?? "n/a"}/${
+          s.main_heap_total_mib ?? "n/a"
+        } MiB, workers ${s.worker_heap_mib ?? "n/a"}/${s.worker_heap_total_mib ?? "n/a"} MiB  trims ${
+          s.trims ?? "n/a"
+        } (${s.trim_ms ?? "n/a"} ms)  queue ${
           s.queue_depth ?? "n/a"
         }  ping p99 ${s.ping_p99_ms} ms (${s.pings})`,
       );
@@ -241,12 +263,11 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
     stalled.close();
 
     // Flat after warm-up (a fifth of the run): the median of the last fifth of the samples against
-    // the median of the fifth just after warm-up. A single sample moves with the collectors' phase
-    // (the workers' held heap swings by ~30 MiB between collections), a trend does not.
+    // the median of the fifth just after warm-up. A single reading moves with the collectors' phase,
+    // a trend does not.
     const k = Math.max(1, Math.floor(samples.length / 5));
     const early = samples.slice(Math.min(samples.length - 1, k), Math.min(samples.length - 1, k) + k);
     const late = samples.slice(-k);
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     if (samples.length > 1 && early[0] !== late[0]) {
       const [rss0, rss1] = [median(early.map((x) => x.rss_mib)), median(late.map((x) => x.rss_mib))];
       const [fds0, fds1] = [median(early.map((x) => x.fds)), median(late.map((x) => x.fds))];
