@@ -190,10 +190,12 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
     while (performance.now() < end) {
       const until = Math.min(end, performance.now() + o.interval * 1000);
       const readings: number[] = [];
-      while (performance.now() < until) {
-        await new Promise((r) => setTimeout(r, Math.min(RSS_EVERY_MS, until - performance.now())));
+      do {
+        await new Promise((r) =>
+          setTimeout(r, Math.max(0, Math.min(RSS_EVERY_MS, until - performance.now())))
+        );
         readings.push(procStatus(pid).rss);
-      }
+      } while (performance.now() < until);
       const pings = await pinger.take();
       // A connection per sample: the host drops one that stays silent for its idle deadline (30 s).
       const stats = await RpcConn.open(host.socket);
