@@ -107,14 +107,24 @@ function procStatus(pid: number): { rss: number; fds: number } {
   return { rss, fds };
 }
 
+/**
+ * What every quiet pane prints first: more history than the soak's
+ * scrollback (2,000 lines) holds, so each pane starts as a pane open all day
+ * does, with its history full. Started empty, the idle panes' history filled
+ * with what the clients type for the whole half hour (74 panes, ~150 rows of
+ * xterm's screen and staging rows each at 2.4 KB a 200-column row before the
+ * compact store takes over): memory that is the panes' own data, bounded by
+ * `scrollback_lines`, but growth all the same, which hid the one that was not.
+ */
+const HISTORY = 'seq -f "%g: a line of history, as a pane open all day has" 2200';
 /** The soak's pane programs, in turn: a steady stream, idle shells, a `cat` typed into. */
 export const PROGRAMS = [
   // Busy: a steady log-like stream.
   'i=0; while :; do i=$((i+1)); echo "2025-01-11T07:12:58 INFO soak: line $i of a steady stream"; ' +
   "[ $((i % 50)) -eq 0 ] && sleep 0.1; done",
-  "sh", // idle shell
-  "cat", // typed into by clients
-  "sh", // idle shell
+  `${HISTORY}; exec sh`, // idle shell
+  `${HISTORY}; exec cat`, // typed into by clients
+  `${HISTORY}; exec sh`, // idle shell
 ];
 
 /** Opens and closes a workspace every 200 ms until `stop.now`; resolves with how many. */

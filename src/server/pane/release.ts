@@ -20,6 +20,18 @@
  * while a client watches or waits on output. Linux with glibc only:
  * elsewhere (macOS, musl) it does nothing.
  *
+ * Output is not the only garbage: every request a worker answers leaves
+ * some (a `read` of a pane that changed keeps a snapshot of its rows' hashes
+ * for `read --since`, ~2 KB; typed input, replies). A worker of idle shells
+ * that clients type into and read parses little output, so its debt hardly
+ * grew, while V8, whose heap grew slowly, left a major collection for later
+ * and the `ArrayBuffer`s' memory piled up in the arena: in the soak, the
+ * worker of the idle shells grew 0.65 MiB a minute, all of it collectable
+ * (40 shells typed into and read 120 times a second: +9 MiB of `external`
+ * in 60 s, flat when collected every 15 s). So the worker also counts what
+ * its `ArrayBuffer`s have grown by since its last trim
+ * ({@link Releaser.watchExternal}, every {@link EXTERNAL_EVERY_MS}).
+ *
  * @module
  */
 
@@ -40,6 +52,9 @@ export const MAX_DELAY_MS = 2000;
  * minute leaves fewer slow pings than the 1 % a p99 allows.
  */
 export const WATCHED_MAX_DELAY_MS = 60_000;
+
+/** How often a worker compares its `ArrayBuffer` memory with what it was after its last trim. */
+export const EXTERNAL_EVERY_MS = 5_000;
 
 type Trim = () => void;
 
@@ -71,6 +86,12 @@ export class Releaser {
   #lastChurn = 0;
   #dueAt = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  /** V8's external memory (`ArrayBuffer`s) after the last trim, and its reader, once watched. */
+  #externalBase = 0;
+  #external: (() => number) | null = null;
+  #externalTimer: ReturnType<typeof setInterval> | null = null;
+  /** The debt is (also) external memory V8 left uncollected: collect before trimming, quiet or not. */
+  #externalOwed = false;
   /** Trims done, and the time they took (ms): `system.stats`. */
   trims = 0;
   trimMs = 0;
@@ -87,8 +108,36 @@ export class Releaser {
   /** `bytes` of output parsed (or a pane's worth closed) at `now` (by {@link Releaser.clock}). */
   churn(bytes: number, now: number): void {
     if (this.trim === null) return;
-    this.#debt += bytes;
     this.#lastChurn = now;
+    this.#owe(bytes, now);
+  }
+
+  /**
+   * Counts growth of V8's external memory (`external`, by default
+   * `Deno.memoryUsage().external`) since the last trim into the debt, every
+   * `everyMs` (a timer that keeps no one alive). Growth counts from the
+   * lowest it has been since (V8 collects on its own too).
+   */
+  watchExternal(
+    external: () => number = () => Deno.memoryUsage().external,
+    everyMs: number = EXTERNAL_EVERY_MS,
+  ): void {
+    if (this.trim === null || this.#externalTimer !== null) return;
+    this.#external = external;
+    this.#externalBase = external();
+    this.#externalTimer = setInterval(() => {
+      const now = external();
+      if (now < this.#externalBase) this.#externalBase = now;
+      if (now - this.#externalBase < DEBT_BYTES) return;
+      this.#externalOwed = true;
+      this.#owe(now - this.#externalBase, this.clock());
+      this.#externalBase = now;
+    }, everyMs);
+    Deno.unrefTimer(this.#externalTimer);
+  }
+
+  #owe(bytes: number, now: number): void {
+    this.#debt += bytes;
     if (this.#debt < DEBT_BYTES || this.#timer !== null) return;
     this.#dueAt = now;
     this.#timer = setTimeout(this.#check, QUIET_MS);
@@ -105,9 +154,12 @@ export class Releaser {
     this.#debt = 0;
     // The flood's rows and chunks are garbage V8 has not collected yet; only once it has are
     // they free for malloc to hand back. A full collection stops the worker for 10–50 ms: only
-    // when it is quiet, not in the middle of a flood (V8 collects there anyway).
-    if (quiet >= QUIET_MS) collect?.();
+    // when it is quiet, not in the middle of a flood (V8 collects there anyway), or when V8 has
+    // left external memory to pile up (then it does not collect on its own).
+    if (quiet >= QUIET_MS || this.#externalOwed) collect?.();
+    this.#externalOwed = false;
     this.trim!();
+    if (this.#external) this.#externalBase = this.#external();
     this.trims++;
     this.trimMs += this.clock() - now;
   };
@@ -115,7 +167,8 @@ export class Releaser {
   /** Stops a pending trim (a worker's tests end with no timer left). */
   stop(): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
+    if (this.#externalTimer !== null) clearInterval(this.#externalTimer);
+    this.#timer = this.#externalTimer = null;
   }
 }
 

@@ -73,6 +73,28 @@ Deno.test("release: while a client watches, a busy worker waits longer, and trim
   }
 });
 
+Deno.test("release: garbage of requests counts too: a worker whose ArrayBuffers grew trims with no output", async () => {
+  let trims = 0;
+  let external = 10 << 20;
+  const r = new Releaser(() => trims++);
+  try {
+    r.watchExternal(() => external, 20);
+    external -= 1 << 20; // V8 collected on its own: growth counts from here
+    await new Promise((res) => setTimeout(res, 100));
+    external += DEBT_BYTES; // the debt counted from the low (9 MiB); from the start (10 MiB) it would not be
+    await until("the trim", () => trims === 1);
+    assert.equal(r.trims, 1);
+    // After the trim, growth counts from what is left: a little more is no reason for another.
+    external += DEBT_BYTES / 2;
+    await new Promise((res) => setTimeout(res, 400));
+    assert.equal(trims, 1);
+    external += DEBT_BYTES / 2;
+    await until("the second trim", () => trims === 2);
+  } finally {
+    r.stop();
+  }
+});
+
 Deno.test("release: without malloc_trim it does nothing", () => {
   const r = new Releaser(null);
   r.churn(DEBT_BYTES * 4, performance.now());

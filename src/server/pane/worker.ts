@@ -20,6 +20,10 @@ import { panes, requestTaken, setWatched, useSpawner } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
 import { rawBuffers } from "../../session/snapshot.ts";
 import { startWait } from "../../session/worker.ts";
+import { releaser } from "./release.ts";
+
+// The garbage of requests counts toward the next trim as output does (./release.ts).
+releaser.watchExternal();
 
 /**
  * A `session.wait`: its reply is posted from the check that decides it,
