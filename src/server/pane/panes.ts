@@ -37,7 +37,7 @@ import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
 import { createTerminal } from "./terminal.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
-import { MAX_DELAY_MS, PANE_DEBT, releaser, WATCHED_MAX_DELAY_MS } from "./release.ts";
+import { MAX_DELAY_MS, releaser, WATCHED_MAX_DELAY_MS } from "./release.ts";
 import { niceThisThread, type Spawn, spawnHere, spawnThrough } from "./spawner.ts";
 
 const HIGH_WATER = 2 * 1024 * 1024;
@@ -425,7 +425,7 @@ export function disposePane(id: number): null {
     } catch { /* already gone */ }
   }
   pane.term.dispose();
-  releaser.churn(PANE_DEBT, performance.now());
+  releaser.closedPane(performance.now());
   // Its parser callbacks never come now: nothing may wait for them.
   if (pane.paused || pane.throttled) pane.pty.resume();
   pane.paused = pane.throttled = false;

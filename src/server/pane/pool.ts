@@ -26,7 +26,7 @@ import {
 } from "./protocol.ts";
 import { RpcError } from "../../errors.ts";
 import { spawnerWorker } from "./spawner.ts";
-import { PANE_DEBT, quietReleaser } from "./release.ts";
+import { quietReleaser } from "./release.ts";
 import type { SessionCall, SessionResults } from "../../session/_protocol.ts";
 import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
 
@@ -428,7 +428,7 @@ export class PanePool {
     const slot = this.#home.get(id);
     if (!slot) return;
     await this.#send(slot, { op: "dispose", id });
-    this.#releaser.churn(PANE_DEBT, performance.now());
+    this.#releaser.closedPane(performance.now());
     slot.panes--;
     this.#home.delete(id);
     this.#views.delete(id);

@@ -38,7 +38,7 @@
 /** Output parsed (bytes) after which freed memory is worth handing back. */
 export const DEBT_BYTES = 4 << 20;
 /** What a closed pane counts toward {@link DEBT_BYTES}: its terminal's rows and buffers. */
-export const PANE_DEBT = 1 << 20;
+const PANE_DEBT = 1 << 20;
 /** How long the worker must have parsed nothing before it trims. */
 const QUIET_MS = 200;
 /** The longest a due trim waits for quiet. */
@@ -90,8 +90,9 @@ export class Releaser {
   #externalBase = 0;
   #external: (() => number) | null = null;
   #externalTimer: ReturnType<typeof setInterval> | null = null;
-  /** The debt is (also) external memory V8 left uncollected: collect before trimming, quiet or not. */
+  /** The debt is (also) external memory V8 left uncollected, and output parsed since the last trim. */
   #externalOwed = false;
+  #parsed = 0;
   /** Trims done, and the time they took (ms): `system.stats`. */
   trims = 0;
   trimMs = 0;
@@ -102,14 +103,29 @@ export class Releaser {
    */
   maxDelay: () => number = () => MAX_DELAY_MS;
 
-  /** `clock` is `performance.now()` (the tests' own clock makes a worker busy or quiet at will). */
-  constructor(readonly trim: Trim | null, readonly clock: () => number = () => performance.now()) {}
+  /**
+   * `clock` is `performance.now()` and `collectNow` V8's full collection
+   * (the tests' own make a worker busy or quiet at will, and count).
+   */
+  constructor(
+    readonly trim: Trim | null,
+    readonly clock: () => number = () => performance.now(),
+    readonly collectNow: (() => void) | undefined = collect,
+  ) {}
 
-  /** `bytes` of output parsed (or a pane's worth closed) at `now` (by {@link Releaser.clock}). */
+  /** `bytes` of output parsed at `now` (by {@link Releaser.clock}). */
   churn(bytes: number, now: number): void {
     if (this.trim === null) return;
     this.#lastChurn = now;
+    this.#parsed += bytes;
     this.#owe(bytes, now);
+  }
+
+  /** A pane closed at `now`: its terminal's rows and buffers ({@link PANE_DEBT}) are garbage. */
+  closedPane(now: number): void {
+    if (this.trim === null) return;
+    this.#lastChurn = now;
+    this.#owe(PANE_DEBT, now);
   }
 
   /**
@@ -155,9 +171,11 @@ export class Releaser {
     // The flood's rows and chunks are garbage V8 has not collected yet; only once it has are
     // they free for malloc to hand back. A full collection stops the worker for 10–50 ms: only
     // when it is quiet, not in the middle of a flood (V8 collects there anyway), or when V8 has
-    // left external memory to pile up (then it does not collect on its own).
-    if (quiet >= QUIET_MS || this.#externalOwed) collect?.();
+    // left external memory to pile up while little output came (the idle worker above, which is
+    // never quiet for long while clients type and read: it would never collect).
+    if (quiet >= QUIET_MS || (this.#externalOwed && this.#parsed < DEBT_BYTES)) this.collectNow?.();
     this.#externalOwed = false;
+    this.#parsed = 0;
     this.trim!();
     if (this.#external) this.#externalBase = this.#external();
     this.trims++;
