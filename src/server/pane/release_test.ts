@@ -73,46 +73,49 @@ Deno.test("release: while a client watches, a busy worker waits longer, and trim
   }
 });
 
-Deno.test("release: garbage of requests counts too: a worker whose ArrayBuffers grew collects and trims, quiet or not", async () => {
-  let trims = 0;
-  let collections = 0;
-  let external = 10 << 20;
+/**
+ * A releaser on a clock of the test's that counts its trims and collections,
+ * its external memory `ext.bytes` (10 MiB at the start) looked at every 20 ms.
+ */
+function externalWatched() {
+  const n = { trims: 0, collections: 0 };
   const clock = { t: 0 };
-  const r = new Releaser(() => trims++, () => clock.t, () => collections++);
+  const ext = { bytes: 10 << 20 };
+  const r = new Releaser(() => n.trims++, () => clock.t, () => n.collections++);
+  r.watchExternal(() => ext.bytes, 20);
+  return { r, n, clock, ext };
+}
+
+Deno.test("release: garbage of requests counts too: a worker whose ArrayBuffers grew collects and trims, quiet or not", async () => {
+  const { r, n, clock, ext } = externalWatched();
   try {
-    r.watchExternal(() => external, 20);
-    external -= 1 << 20; // V8 collected on its own: growth counts from here
+    ext.bytes -= 1 << 20; // V8 collected on its own: growth counts from here
     await new Promise((res) => setTimeout(res, 100));
-    external += DEBT_BYTES; // the debt counted from the low (9 MiB); from the start (10 MiB) it would not be
+    ext.bytes += DEBT_BYTES; // the debt counted from the low (9 MiB); from the start (10 MiB) it would not be
     // Some output all the while (64 KiB a tick): never quiet, but no flood either.
     await busyFor(r, clock, 3000);
-    await until("the trim", () => trims === 1);
-    assert.equal(collections, 1, "V8 left the garbage: it is collected first");
+    await until("the trim", () => n.trims === 1);
+    assert.equal(n.collections, 1, "V8 left the garbage: it is collected first");
     clock.t += 1000; // quiet from here
     // After the trim, growth counts from what is left: a little more is no reason for another.
-    external += DEBT_BYTES / 2;
+    ext.bytes += DEBT_BYTES / 2;
     await new Promise((res) => setTimeout(res, 400));
-    assert.equal(trims, 1);
-    external += DEBT_BYTES / 2;
-    await until("the second trim", () => trims === 2);
+    assert.equal(n.trims, 1);
+    ext.bytes += DEBT_BYTES / 2;
+    await until("the second trim", () => n.trims === 2);
   } finally {
     r.stop();
   }
 });
 
 Deno.test("release: in a flood a worker trims without stopping to collect, even when its ArrayBuffers grew", async () => {
-  let trims = 0;
-  let collections = 0;
-  let external = 10 << 20;
-  const clock = { t: 0 };
-  const r = new Releaser(() => trims++, () => clock.t, () => collections++);
+  const { r, n, clock, ext } = externalWatched();
   try {
-    r.watchExternal(() => external, 20);
-    external += DEBT_BYTES;
+    ext.bytes += DEBT_BYTES;
     r.churn(DEBT_BYTES, clock.t); // a flood's worth of output
     await busyFor(r, clock, 3000); // and more all the while
-    await until("the trim", () => trims === 1);
-    assert.equal(collections, 0, "no 10–50 ms stop in the middle of a flood");
+    await until("the trim", () => n.trims === 1);
+    assert.equal(n.collections, 0, "no 10–50 ms stop in the middle of a flood");
   } finally {
     r.stop();
   }
