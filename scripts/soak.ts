@@ -107,6 +107,7 @@ function procStatus(pid: number): { rss: number; fds: number } {
   return { rss, fds };
 }
 
+const HISTORY_LINE = "a line of history, as a pane open all day has";
 /**
  * What every quiet pane prints first: more history than the soak's
  * scrollback (2,000 lines) holds, so each pane starts as a pane open all day
@@ -116,7 +117,7 @@ function procStatus(pid: number): { rss: number; fds: number } {
  * compact store takes over): memory that is the panes' own data, bounded by
  * `scrollback_lines`, but growth all the same, which hid the one that was not.
  */
-const HISTORY = 'seq -f "%g: a line of history, as a pane open all day has" 2200';
+const HISTORY = `seq -f "%g: ${HISTORY_LINE}" 2200`;
 /** The soak's pane programs, in turn: a steady stream, idle shells, a `cat` typed into. */
 export const PROGRAMS = [
   // Busy: a steady log-like stream.
@@ -161,6 +162,18 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
         cwd: host.dir,
       });
       ids.push(r.surface_id);
+    }
+    // The history is the panes' setup, not the soak's load: it is printed before the clock starts.
+    const quiet = ids.filter((_, i) => PROGRAMS[i % PROGRAMS.length].startsWith("seq"));
+    const setupEnd = performance.now() + 120_000;
+    for (const id of quiet) {
+      while (
+        !(await rpc.call<{ text: string }>("surface.read", { surface_id: id, lines: 60, fenced: false }))
+          .text.includes(`2200: ${HISTORY_LINE}`)
+      ) {
+        if (performance.now() > setupEnd) throw new Error(`pane ${id} did not print its history in 120 s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
     const live = await subscribe(host.socket, { types: ["workspace_created", "workspace_closed"] });
     const stalled = await subscribe(host.socket, { paused: true });

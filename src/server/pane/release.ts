@@ -74,11 +74,17 @@ function libcTrim(): Trim | null {
 /** V8's `gc()` where the host runs with `--expose-gc` (../../paths.ts's `HOST_V8_FLAGS`). */
 const gc = (globalThis as { gc?: (opts?: { type: string; execution: string; flavor: string }) => void }).gc;
 /**
- * A full collection that also hands V8's emptied pages back: a plain `gc()`
- * keeps them pooled for reuse, and the process's RSS with them (an isolate
- * that held 46 MiB of garbage: 76 MiB RSS after `gc()`, 39 MiB after this).
+ * A full collection; `thorough`: one that also hands V8's emptied pages back
+ * (a plain `gc()` keeps them pooled for reuse, and the process's RSS with
+ * them: an isolate that held 46 MiB of garbage, 76 MiB RSS after `gc()`,
+ * 39 MiB after this). That one collects again and again and compacts: 100–190
+ * ms for a worker of 50 panes with their history full, with V8's helper
+ * threads at the host's priority, which put the soak's `system.ping` p99 at
+ * 6–12 ms in the minutes it ran; a plain one is enough to free `ArrayBuffer`s.
  */
-const collect = gc && (() => gc({ type: "major", execution: "sync", flavor: "last-resort" }));
+const collect = gc &&
+  ((thorough: boolean) =>
+    gc({ type: "major", execution: "sync", flavor: thorough ? "last-resort" : "regular" }));
 
 /** The trim policy of one worker (a class so its tests can drive it with their own trim). */
 export class Releaser {
@@ -110,7 +116,7 @@ export class Releaser {
   constructor(
     readonly trim: Trim | null,
     readonly clock: () => number = () => performance.now(),
-    readonly collectNow: (() => void) | undefined = collect,
+    readonly collectNow: ((thorough: boolean) => void) | undefined = collect,
   ) {}
 
   /** `bytes` of output parsed at `now` (by {@link Releaser.clock}). */
@@ -169,11 +175,12 @@ export class Releaser {
     this.#timer = null;
     this.#debt = 0;
     // The flood's rows and chunks are garbage V8 has not collected yet; only once it has are
-    // they free for malloc to hand back. A full collection stops the worker for 10–50 ms: only
-    // when it is quiet, not in the middle of a flood (V8 collects there anyway), or when V8 has
-    // left external memory to pile up while little output came (the idle worker above, which is
-    // never quiet for long while clients type and read: it would never collect).
-    if (quiet >= QUIET_MS || (this.#externalOwed && this.#parsed < DEBT_BYTES)) this.collectNow?.();
+    // they free for malloc to hand back. A thorough collection stops the worker for 10–50 ms and
+    // more: only when it is quiet, not in the middle of a flood (V8 collects there anyway). When
+    // V8 has left `ArrayBuffer`s to pile up while little output came (the idle worker above), a
+    // plain collection frees them, quiet or not.
+    if (this.#externalOwed && this.#parsed < DEBT_BYTES) this.collectNow?.(false);
+    else if (quiet >= QUIET_MS) this.collectNow?.(true);
     this.#externalOwed = false;
     this.#parsed = 0;
     this.trim!();

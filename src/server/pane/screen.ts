@@ -147,16 +147,22 @@ function rowHash(buf: BufferLike, y: number): number {
   return cells ?? textHash(line.translateToString(true));
 }
 
-/** Hashes the newest rows of `buf`; `trimmed` is how many rows scrolled out for good. */
+/**
+ * Hashes the newest rows of `buf`; `trimmed` is how many rows scrolled out
+ * for good; into `reuse` when it has the length needed.
+ */
 export function takeSnapshot(
   buf: BufferLike & { readonly type?: string },
   generation: number,
   trimmed: number,
   screenRows: number,
+  reuse?: Uint32Array,
 ): Snapshot {
   const total = contentRows(buf);
   const from = Math.max(0, total - screenRows - SNAPSHOT_WINDOW);
-  const hashes = new Uint32Array(total - from);
+  // `reuse`: a dropped snapshot's hashes, when they are the length needed (a pane with its history
+  // full always needs the same): no 2 KB of garbage per read (see ./release.ts).
+  const hashes = reuse?.length === total - from ? reuse : new Uint32Array(total - from);
   for (let y = from; y < total; y++) hashes[y - from] = rowHash(buf, y);
   return { generation, bufferType: buf.type ?? "normal", start: trimmed + from, hashes };
 }

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
-import { contentRows, readLines, readLogicalLines, searchLines, snapshotModes } from "./screen.ts";
+import {
+  changedSince,
+  contentRows,
+  readLines,
+  readLogicalLines,
+  searchLines,
+  snapshotModes,
+  takeSnapshot,
+} from "./screen.ts";
 
 /** Runs `fn` on a fresh terminal that `data` has been written to (and parsed). */
 async function withTerm(
@@ -225,5 +233,21 @@ Deno.test("readLogicalLines joins soft-wrapped rows, keeping the spaces at the w
     });
     assert.deepEqual(readLogicalLines(buf, 1, 1).lines, [long]);
     assert.equal(readLogicalLines(buf, 1, 3).out_of_range, true);
+  });
+});
+
+Deno.test("takeSnapshot hashes into a dropped snapshot's array when it fits, with the same result", async () => {
+  await withTerm({ rows: 5, scrollback: 1000 }, lines(700), async (term) => {
+    const buf = term.buffer.active;
+    const old = takeSnapshot(buf, 1, 0, term.rows);
+    await write(term, "\r\n" + lines(3, "new"));
+    const fresh = takeSnapshot(buf, 2, 0, term.rows);
+    const reused = takeSnapshot(buf, 2, 0, term.rows, old.hashes);
+    assert.equal(reused.hashes, old.hashes, "the dropped array, not a new one");
+    assert.deepEqual(reused, fresh);
+    assert.deepEqual(changedSince(buf, 0, reused, 10).changed, []);
+    // A pane whose history is still filling needs another length: a new array.
+    const short = takeSnapshot(buf, 2, 0, term.rows, new Uint32Array(3));
+    assert.equal(short.hashes.length, fresh.hashes.length);
   });
 });

@@ -43,8 +43,8 @@ export function remember(pane: PaneView): void {
   const last = pane.snapshots.at(-1);
   if (last && last.generation === pane.generation) return;
   const buf = buffer(pane);
-  pane.snapshots.push(takeSnapshot(buf, pane.generation, trimmedOf(pane), pane.term.rows));
-  if (pane.snapshots.length > SNAPSHOTS_KEPT) pane.snapshots.shift();
+  const dropped = pane.snapshots.length >= SNAPSHOTS_KEPT ? pane.snapshots.shift() : undefined;
+  pane.snapshots.push(takeSnapshot(buf, pane.generation, trimmedOf(pane), pane.term.rows, dropped?.hashes));
 }
 
 export function read(
