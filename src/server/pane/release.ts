@@ -21,8 +21,9 @@
  * elsewhere (macOS, musl) it does nothing.
  *
  * Output is not the only garbage: every request a worker answers leaves
- * some (a `read` of a pane that changed keeps a snapshot of its rows' hashes
- * for `read --since`, ~2 KB; typed input, replies). A worker of idle shells
+ * some (typed input, replies; most of it was the ~2 KB array of row hashes
+ * a `read` of a changed pane kept for `read --since`, which ./screen.ts now
+ * hashes into the array of the snapshot it drops). A worker of idle shells
  * that clients type into and read parses little output, so its debt hardly
  * grew, while V8, whose heap grew slowly, left a major collection for later
  * and the `ArrayBuffer`s' memory piled up in the arena: in the soak, the
