@@ -183,7 +183,9 @@ export function checkFlow(
         seen.add(item);
       });
     }
-    if (s.capture) {
+    // A step whose id is taken (reported above) captures nothing: `${var}` would name the other.
+    const own = ids.get(s.id) === i;
+    if (s.capture && own) {
       if (s.capture.var === "item") {
         issues.push({
           path: at("capture", "var"),
@@ -197,7 +199,7 @@ export function checkFlow(
       } else captures[s.capture.var] = { step: s.id, foreach: !!s.foreach };
     }
     const mvar = s.message?.var;
-    if (mvar !== undefined) {
+    if (mvar !== undefined && own) {
       if (mvar === "item") {
         issues.push({
           path: at("message", "var"),
