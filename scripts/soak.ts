@@ -164,7 +164,7 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
       ids.push(r.surface_id);
     }
     // The history is the panes' setup, not the soak's load: it is printed before the clock starts.
-    const quiet = ids.filter((_, i) => PROGRAMS[i % PROGRAMS.length].startsWith("seq"));
+    const quiet = ids.filter((_, i) => PROGRAMS[i % PROGRAMS.length].startsWith(HISTORY));
     const setupEnd = performance.now() + 120_000;
     for (const id of quiet) {
       while (
