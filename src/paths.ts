@@ -39,11 +39,15 @@ export function dirname(path: string): string {
 /**
  * V8 flags for the host: a 1 MiB semi-space keeps the pane workers' young
  * generation small (bench/: 5.5 → 2.7 MiB per pane, about 4% less ingest);
+ * a heap that grows by half of what is live before V8 collects again keeps a
+ * busy worker's heap from swinging: by its own measure V8 let the soak's
+ * busy worker (22 MB live) grow to 73 MB between collections, a saw of
+ * ~50 MiB in the host's RSS, 22–36 MB with the flag (docs/hardening.md);
  * `gc()` lets a pane worker collect a flood's garbage before it hands freed
  * memory back (./server/pane/release.ts). `deno task compile` bakes them
  * into the binary.
  */
-export const HOST_V8_FLAGS = "--max-semi-space-size=1,--expose-gc";
+export const HOST_V8_FLAGS = "--max-semi-space-size=1,--heap-growing-percent=50,--expose-gc";
 
 /**
  * The argv that runs this program with `args`: the compiled binary itself,

@@ -77,13 +77,16 @@ export async function prepareGeminiEnv(opts: GeminiEnvOptions): Promise<GeminiEn
   const home = `${root}/home`;
   const geminiDir = `${home}/.gemini`;
   const projectDir = `${root}/project`;
-  for (const d of [home, geminiDir, projectDir]) await Deno.mkdir(d, { recursive: true });
+  // Gemini CLI writes a report of every failed API call to the temp dir: keep them in the run's root.
+  const tmp = `${root}/tmp`;
+  for (const d of [home, geminiDir, projectDir, tmp]) await Deno.mkdir(d, { recursive: true });
   await Deno.writeTextFile(
     `${geminiDir}/settings.json`,
     JSON.stringify(geminiSettings(opts.settings), null, 2),
   );
   const env: Record<string, string> = {
     HOME: home,
+    TMPDIR: tmp,
     GEMINI_API_KEY: "mock-gemini-key",
     GOOGLE_GEMINI_BASE_URL: opts.url,
     TERM: "xterm-256color",
