@@ -242,7 +242,12 @@ export async function runScenario(
     const t0 = Date.now();
     for (let i = 1; i <= opts.submits; i++) {
       const r = await submit(host, P, `ECHO reply-${tag}-${i}`);
-      assert.equal(r.status, "submitted", `submit ${i}: ${r.status} (${r.evidence})`);
+      if (r.status !== "submitted") {
+        // What the agent showed then is gone; what it shows now still tells whether the turn ran.
+        assert.fail(
+          `submit ${i}: ${r.status} (${r.evidence})\n--- screen after ---\n${await screen(host, P)}`,
+        );
+      }
       await transition(
         host,
         kit,

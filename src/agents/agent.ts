@@ -26,7 +26,12 @@ export const SCREENS = new Map<string, ScreenRules>([
 export const SIGNAL_EXITS = new Set([129, 130, 137, 143]);
 /** How long after output the screen is classified again. */
 export const SCREEN_DEBOUNCE_MS = 60;
-/** A hook state younger than this is not overruled by an idle-looking screen. */
+/**
+ * A hook state younger than this is not overruled by an idle-looking screen,
+ * nor by a screen that has looked idle for less (the Stop hook that ends a
+ * turn comes from a process the agent starts, and can land after the idle
+ * redraw on a busy machine: finishing from the screen then lost its reply).
+ */
 export const HOOK_GRACE_MS = 1500;
 /** How long a process-detected exit waits for the pane's exit code. */
 export const EXIT_GRACE_MS = 400;
@@ -77,6 +82,8 @@ export interface Agent {
   lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
   /** The last screen verdict, when it was made, and the first line of the screen's last turn. */
   screen: (ScreenVerdict & { at: number; turn: string | null }) | null;
+  /** Since when the screen has looked idle (rule `idle_prompt` or `done`); 0 while it does not. */
+  idleSince: number;
   /** Process detection has seen this agent's process (so its absence means it exited). */
   seenProcess: boolean;
   /** What the screen's activity function gave last time. */

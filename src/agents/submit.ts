@@ -123,6 +123,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
   const stateAtStart = agents.stateOf(id);
   const inTurn = agentWorking(stateAtStart);
   const busy = agents.hookedOf(id) ? inTurn : inTurn || first?.verdict?.state === "thinking";
+  const busyWhy = inTurn ? `state ${stateAtStart}` : `screen rule "${first?.verdict?.rule}"`;
   let hookSeen = false;
   const wanted = squash(text);
   const stop = agents.onPrompt((sid, prompt) => {
@@ -187,7 +188,10 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
       holds = composerHolds(screen.composer, text);
       if (!holds && screen.composer !== null) {
         if (busy) {
-          return result("queued", "the agent was busy and the input box took the prompt as a queued message");
+          return result(
+            "queued",
+            `the agent was busy (${busyWhy}) and the input box took the prompt as a queued message`,
+          );
         }
         if (first?.verdict?.rule === "starting" || screen.verdict?.rule === "starting") {
           return result("queued", "the agent is still starting and queued the prompt");

@@ -115,6 +115,7 @@ export class AgentTracker {
     if (!this.#agents.has(id)) return;
     const turn = rules.regions?.(r.lines).last_turn?.[0] ?? null;
     a.screen = verdict ? { ...verdict, at: Date.now(), turn } : null;
+    a.idleSince = verdict?.rule === "idle_prompt" || verdict?.rule === "done" ? a.idleSince || Date.now() : 0;
     if (rules.activity) {
       const mark = rules.activity(r.lines);
       if (mark !== a.activityMark) {
@@ -175,6 +176,7 @@ export class AgentTracker {
       hookAt: 0,
       lastHook: null,
       screen: null,
+      idleSince: 0,
       seenProcess: false,
       interruptAt: 0,
       promptAt: 0,
@@ -206,7 +208,7 @@ export class AgentTracker {
     const now = Date.now();
     for (const a of this.#agents.values()) {
       // A screen verdict that waited out a hook's grace period applies now, without new output.
-      if (a.hooked && a.screen && a.tool !== "claude") this.#fuse(a);
+      if (a.hooked && a.screen && (a.tool !== "claude" || a.idleSince > 0)) this.#fuse(a);
       if (a.state === "thinking" && now - a.lastActivity >= this._stallMs) {
         this.#set(
           a,
@@ -418,13 +420,14 @@ export class AgentTracker {
         } else if (
           (screen.rule === "idle_prompt" || screen.rule === "done") &&
           (hook === "thinking" || hook === "waiting_for_input") &&
-          hookAge > HOOK_GRACE_MS
+          hookAge > HOOK_GRACE_MS && now - a.idleSince >= HOOK_GRACE_MS
         ) {
           state = "finished";
           message = null;
           reason = "screen idle without a Stop hook";
           a.inTurn = false;
-          why = `screen rule "${screen.rule}" shows no busy line ${hookAge} ms after hook state ${hook}`;
+          why = `screen rule "${screen.rule}" shows no busy line ${hookAge} ms after hook state ${hook}, ` +
+            `for ${now - a.idleSince} ms`;
         }
       }
     }
