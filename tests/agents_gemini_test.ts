@@ -77,7 +77,13 @@ Deno.test("agents: Gemini CLI driven through paneflow, with hooks and from the s
           await t.step(
             "hooks: a reply streamed in several chunks keeps its text in last_result",
             async () => {
-              await waitStatus(host, pane, "idle", (s) => s.state === "idle", 60_000);
+              await waitStatus(
+                host,
+                pane,
+                "the agent idle",
+                (s) => s.tool !== null && s.state === "idle",
+                60_000,
+              );
               await ok(host, ["send", pane, "CHUNKS 3 twochunks12", "--submit"]);
               await transition(
                 host,

@@ -121,7 +121,13 @@ Deno.test("agents: opencode driven through paneflow, with its plugin, per launch
         const launchFiles = () =>
           [...Deno.readDirSync(host.dir)].filter((e) => /^opencode-plugin-/.test(e.name));
         assert.equal(launchFiles().length, 1, "the per-launch plugin file");
-        await waitStatus(host, "oc-up", "idle", (s) => s.state === "idle", 60_000);
+        await waitStatus(
+          host,
+          "oc-up",
+          "the agent idle",
+          (s) => s.tool !== null && s.state === "idle",
+          60_000,
+        );
         const sent = await submit(host, "oc-up", "ECHO opencode via up");
         assert.equal(sent.status, "submitted", sent.evidence);
         const s = await waitStatus(

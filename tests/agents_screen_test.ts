@@ -92,7 +92,12 @@ Deno.test("Claude Code without hooks: state from the screen, ps, explain, an emp
       await waitUntil("watch's ack", () => w.child.lines.length >= 1);
 
       await t.step("process detection, then the screen: unknown_running → idle, no_hook", async () => {
-        const s = await waitStatus(host, "cs", "idle", (s) => s.state === "idle");
+        const s = await waitStatus(
+          host,
+          "cs",
+          "the agent idle",
+          (s) => s.tool !== null && s.state === "idle",
+        );
         assert.deepEqual({ hooked: s.hooked, reason: s.reason }, NO_HOOK);
         assert.equal(s.tool, "claude");
         assert.equal(s.surface_name, "cs");

@@ -69,7 +69,7 @@ env = ${toml(gm.env)}
       const r = await host.cli(["up", spec, "--json"]);
       assert.equal(r.code, 0, r.stderr + r.stdout);
       for (const [pane, text] of [["cx", "ECHO codex via up"], ["gm", "ECHO gemini via up"]]) {
-        await waitStatus(host, pane, "idle", (s) => s.state === "idle", 40_000);
+        await waitStatus(host, pane, "the agent idle", (s) => s.tool !== null && s.state === "idle", 40_000);
         const sent = JSON.parse(await ok(host, ["send", pane, text, "--submit", "--json"]));
         assert.equal(sent.status, "submitted", sent.evidence);
       }

@@ -131,7 +131,7 @@ Deno.test("mcp: the real Codex CLI reads and lists panes through the bridge mcp 
         env.projectDir,
         ...env.envArgs,
       ]);
-      await waitStatus(host, "cx", "idle", (s) => s.state === "idle", 60_000);
+      await waitStatus(host, "cx", "the agent idle", (s) => s.tool !== null && s.state === "idle", 60_000);
       const read = await callTool(host, mock, "cx", "read_pane", `{"target":"notes","lines":20}`, SECRET);
       assert.match(read.body, /untrusted_terminal_output/);
       assert.ok(read.tools.includes("mcp__paneflow__read_pane"), `tools offered: ${read.tools.join(", ")}`);
@@ -167,7 +167,7 @@ Deno.test("mcp: the real Gemini CLI reads and lists panes through the bridge mcp
         env.projectDir,
         ...env.envArgs,
       ]);
-      await waitStatus(host, "gm", "idle", (s) => s.state === "idle", 60_000);
+      await waitStatus(host, "gm", "the agent idle", (s) => s.tool !== null && s.state === "idle", 60_000);
       const read = await callTool(host, mock, "gm", "read_pane", `{"target":"notes","lines":20}`, SECRET);
       assert.match(read.body, /untrusted_terminal_output/);
       assertReadOnly(read.tools);
