@@ -30,6 +30,9 @@ import {
 
 export type { HookFrame } from "./agent.ts";
 
+/** A screen rule that shows the agent waiting for a prompt, no turn running. */
+const looksIdle = (rule: string | undefined) => rule === "idle_prompt" || rule === "done";
+
 /** Tracks the agents of every pane. */
 export class AgentTracker {
   #agents = new Map<number, Agent>();
@@ -115,7 +118,7 @@ export class AgentTracker {
     if (!this.#agents.has(id)) return;
     const turn = rules.regions?.(r.lines).last_turn?.[0] ?? null;
     a.screen = verdict ? { ...verdict, at: Date.now(), turn } : null;
-    a.idleSince = verdict?.rule === "idle_prompt" || verdict?.rule === "done" ? a.idleSince || Date.now() : 0;
+    a.idleSince = looksIdle(verdict?.rule) ? a.idleSince || Date.now() : 0;
     if (rules.activity) {
       const mark = rules.activity(r.lines);
       if (mark !== a.activityMark) {
@@ -418,8 +421,7 @@ export class AgentTracker {
           reason = "API error on screen";
           why = `screen rule "api_error": ${screen.note}`;
         } else if (
-          (screen.rule === "idle_prompt" || screen.rule === "done") &&
-          (hook === "thinking" || hook === "waiting_for_input") &&
+          looksIdle(screen.rule) && (hook === "thinking" || hook === "waiting_for_input") &&
           hookAge > HOOK_GRACE_MS && now - a.idleSince >= HOOK_GRACE_MS
         ) {
           state = "finished";
