@@ -71,7 +71,9 @@ env = ${toml(gm.env)}
       for (const [pane, text] of [["cx", "ECHO codex via up"], ["gm", "ECHO gemini via up"]]) {
         await waitStatus(host, pane, "the agent idle", (s) => s.tool !== null && s.state === "idle", 40_000);
         const sent = JSON.parse(await ok(host, ["send", pane, text, "--submit", "--json"]));
-        assert.equal(sent.status, "submitted", sent.evidence);
+        // Gemini CLI can still be loading its config when its input box is drawn: the prompt is then
+        // queued (and runs once it has loaded), which is what the hooks below must report.
+        assert.ok(["submitted", "queued"].includes(sent.status), `${sent.status}: ${sent.evidence}`);
       }
       // Codex: the per-launch notify reports the finished turn with its text.
       const c = await waitStatus(
