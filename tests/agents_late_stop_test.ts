@@ -55,7 +55,9 @@ Deno.test("agents: a Stop hook after the idle redraw keeps the reply; without on
       command: `exec python3 -u ${dir}/opencode '${pf}' ${fixtures}`,
     })).surface_id;
     const status = () => host.call<Status>("surface.status", { surface_id: id });
-    const why = async () => (await host.call<{ why: string }>("surface.explain", { surface_id: id })).why;
+    const explain = () =>
+      host.call<{ why: string; screen: { rule: string } | null }>("surface.explain", { surface_id: id });
+    const why = async () => (await explain()).why;
     const type = (cmd: string) => host.call("surface.send_text", { surface_id: id, text: `${cmd}\r` });
     await waitUntil("opencode detected", async () => (await status()).tool === "opencode", {
       timeoutMs: 15_000,
@@ -71,10 +73,9 @@ Deno.test("agents: a Stop hook after the idle redraw keeps the reply; without on
       // The hook state is older than its grace once the idle screen comes.
       await waitUntil("the hook's grace to pass", () => Date.now() - started > 1600);
       await type("idle");
-      await waitUntil("the idle screen classified", async () => {
-        const e = await host.call<{ screen: { rule: string } | null }>("surface.explain", { surface_id: id });
-        return e.screen?.rule === "done";
-      }, { timeoutMs: 10_000 });
+      await waitUntil("the idle screen classified", async () => (await explain()).screen?.rule === "done", {
+        timeoutMs: 10_000,
+      });
       return await status();
     };
 
