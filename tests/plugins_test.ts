@@ -110,9 +110,13 @@ Deno.test("a Lua plugin loaded with plugin.load drives the echo TUI through the 
       adapter: "e1",
       send: { intent: "send_prompt", params: { prompt: "second line" } },
       wait: { timeout_ms: 20_000 },
+    }).catch(async (e) => {
+      const snap = await c.call("adapter.snapshot", { adapter: "e1" });
+      throw new Error(`${e.message}; screen: ${JSON.stringify(snap.plain_text)}`);
     });
-    assert.equal(turn.state.state, "completed_turn");
-    assert.equal(turn.state.metadata.last, "second line");
+    const why = `turn: ${JSON.stringify(turn)}`;
+    assert.equal(turn.state.state, "completed_turn", why);
+    assert.equal(turn.state.metadata.last, "second line", why);
     assert.ok(turn.state.metadata.stable_ms >= 300, "stable_ms is passed to classify after a wait");
 
     // The adapter's pane is a pane like any other: `ls` shows it with its adapter state.

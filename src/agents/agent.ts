@@ -112,8 +112,50 @@ export interface Agent {
   lastPrompt: string | null;
   /** The screen's last-turn line at the previous verdict (no hooks: a new one means a turn ran). */
   seenTurn: string | null | undefined;
+  /** No hooks: the last-turn line of the turn the screen last showed finished. */
+  endedTurn: string | null;
   why: string;
 }
 
 /** Listener for hook prompt submissions (the submit transaction waits on these). */
 export type PromptListener = (surfaceId: number, prompt: string) => void;
+
+/** A newly tracked agent: no hook, no screen verdict, no turn yet. */
+export function newAgent(id: number, tool: string, pid: number | null): Agent {
+  const now = Date.now();
+  return {
+    surfaceId: id,
+    tool,
+    pid,
+    hooked: false,
+    state: "unknown_running",
+    reason: "no_hook",
+    message: null,
+    hookMessage: null,
+    activeTool: null,
+    lastResult: null,
+    stateSince: now,
+    lastActivity: now,
+    inTurn: false,
+    hadTurn: false,
+    hookState: null,
+    hookReason: "",
+    hookAt: 0,
+    lastHook: null,
+    screen: null,
+    idleSince: 0,
+    seenProcess: false,
+    interruptAt: 0,
+    promptAt: 0,
+    activityMark: null,
+    exitTimer: null,
+    interruptPending: false,
+    interrupted: null,
+    sessionId: null,
+    turnAtHook: null,
+    lastPrompt: null,
+    seenTurn: undefined,
+    endedTurn: null,
+    why: "",
+  };
+}

@@ -20,6 +20,7 @@ import {
   EXIT_GRACE_MS,
   HOOK_GRACE_MS,
   type HookFrame,
+  newAgent,
   type PromptListener,
   SCAN_MS,
   SCREEN_DEBOUNCE_MS,
@@ -158,41 +159,7 @@ export class AgentTracker {
   }
 
   #create(id: number, tool: string, pid: number | null): Agent {
-    const now = Date.now();
-    const a: Agent = {
-      surfaceId: id,
-      tool,
-      pid,
-      hooked: false,
-      state: "unknown_running",
-      reason: "no_hook",
-      message: null,
-      hookMessage: null,
-      activeTool: null,
-      lastResult: null,
-      stateSince: now,
-      lastActivity: now,
-      inTurn: false,
-      hadTurn: false,
-      hookState: null,
-      hookReason: "",
-      hookAt: 0,
-      lastHook: null,
-      screen: null,
-      idleSince: 0,
-      seenProcess: false,
-      interruptAt: 0,
-      promptAt: 0,
-      activityMark: null,
-      exitTimer: null,
-      interruptPending: false,
-      interrupted: null,
-      sessionId: null,
-      turnAtHook: null,
-      lastPrompt: null,
-      seenTurn: undefined,
-      why: "",
-    };
+    const a = newAgent(id, tool, pid);
     this.#agents.set(id, a);
     return a;
   }
@@ -325,7 +292,17 @@ export class AgentTracker {
     let why: string;
     if (!a.hooked || hook === null) {
       reason = "no_hook";
-      if (screen) {
+      // A turn that showed its end, caught again half redrawn (its output drawn, its end line not
+      // yet: rule "busy_unfinished"), is the same turn, not a new one; a busy line or a new last
+      // turn is.
+      const redraw = screen?.rule === "busy_unfinished" && screen.turn !== null &&
+        screen.turn === a.endedTurn;
+      if (screen && redraw) {
+        state = a.state;
+        message = a.message;
+        why = `no hook; screen rule "busy_unfinished" for a turn that has shown its end: a redraw, ` +
+          `not a new turn`;
+      } else if (screen) {
         if (screen.state === "thinking") a.hadTurn = true;
         // A turn too quick for its busy screen to be seen still shows as a new last turn.
         if (a.tool !== "claude") {
@@ -335,6 +312,8 @@ export class AgentTracker {
           a.seenTurn = screen.turn;
         }
         state = screen.state === "idle" && a.hadTurn ? "finished" : screen.state;
+        if (state === "finished") a.endedTurn = screen.turn;
+        else if (screen.state === "thinking") a.endedTurn = null;
         message = screen.message;
         why = `no hook; screen rule "${screen.rule}": ${screen.note}`;
         if (screen.state === "thinking") {
