@@ -293,6 +293,60 @@ Deno.test("serve --detach: a relative socket path is made absolute; a silent for
   });
 });
 
+/** A listener on `path` that closes each connection unanswered: `once` (then exits, leaving its socket file) or `always`. */
+async function dropper(path: string, mode: "once" | "always"): Promise<Deno.ChildProcess> {
+  const child = new Deno.Command("python3", {
+    args: [
+      "-c",
+      `import socket, os, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()
+while True:
+    c, _ = s.accept(); c.close()
+    if sys.argv[2] == "once": os._exit(0)`,
+      path,
+      mode,
+    ],
+  }).spawn();
+  await waitUntil("the listener's socket", () => exists(path));
+  return child;
+}
+
+Deno.test("serve: a listener that drops the probe and goes away (a host killed moments ago) is stale; one that keeps dropping is another program", async () => {
+  await withTempDir(async (dir) => {
+    const config = `${dir}/config.jsonc`;
+    await Deno.writeTextFile(config, "{}");
+    // A host SIGKILLed on a loaded machine: its listener still accepted the next serve's probe,
+    // then went away with it unanswered. The next serve failed with "Another program is listening".
+    const killed = `${dir}/killed.sock`;
+    const once = await dropper(killed, "once");
+    const next = spawnServe(baseEnv(killed, config));
+    try {
+      await once.status; // it took the next serve's probe
+      await waitUntil(
+        "the next host to answer",
+        async () => (await runCli(["api", "system.ping"], baseEnv(killed, config))).code === 0,
+        { timeoutMs: 15_000 },
+      ).catch((e) => {
+        throw new Error(`${e.message}; its log: ${next.log()}`);
+      });
+    } finally {
+      await runCli(["api", "system.shutdown"], baseEnv(killed, config));
+      await next.exited;
+    }
+
+    const rude = `${dir}/rude.sock`;
+    const always = await dropper(rude, "always");
+    try {
+      const d = await runCli(["serve"], baseEnv(rude, config));
+      assert.equal(d.code, 1);
+      assert.match(d.stderr, /Another program is listening/);
+    } finally {
+      always.kill("SIGKILL");
+      await always.status;
+    }
+  });
+});
+
 Deno.test("serve --detach returns once the socket answers and prints its path", async () => {
   await withTempDir(async (dir) => {
     const socket = `${dir}/d/s.sock`;

@@ -161,14 +161,16 @@ Deno.test({
         await waitUntil(
           "the next host's report",
           () => /did not stop cleanly and left 2 process/.test(next.log()),
-          {
-            timeoutMs: 15_000,
-          },
-        );
+          { timeoutMs: 15_000 },
+        ).catch((e) => {
+          throw new Error(`${e.message}; its log: ${next.log()}`);
+        });
         assert.match(next.log(), new RegExp(`sleep ${hup}`));
         await goneWithin([hup, setsid], 2000, "the leftovers to end");
       } finally {
-        next.child.kill("SIGTERM");
+        try {
+          next.child.kill("SIGTERM");
+        } catch { /* it has exited: its log says why */ }
         await next.exited;
       }
     });

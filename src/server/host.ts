@@ -64,25 +64,43 @@ const STDIO: Duplex = {
   close: () => {},
 };
 
-/** Who is on a socket path: nobody (a stale file), a paneflow host, or some other listener. */
+/**
+ * Who is on a socket path: nobody (a stale file), a paneflow host, or some
+ * other listener. A host killed moments ago can still accept (its listener
+ * goes with its last thread, later on a loaded machine) and then drop the
+ * connection unanswered: a dropped connection is asked again, and only a
+ * listener that keeps dropping counts as another program.
+ */
 async function probe(path: string): Promise<"dead" | "paneflow" | "other"> {
+  for (let attempt = 1;; attempt++) {
+    const who = await probeOnce(path);
+    if (who !== "dropped") return who;
+    if (attempt === 3) return "other";
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function probeOnce(path: string): Promise<"dead" | "paneflow" | "other" | "dropped"> {
   let conn: Deno.UnixConn;
   try {
     conn = await Deno.connect({ transport: "unix", path });
   } catch {
     return "dead";
   }
+  let silent = false;
   try {
     await writeJson(conn, { jsonrpc: "2.0", id: 1, method: "system.ping" });
     const buf = new Uint8Array(256);
-    const timer = setTimeout(() => conn.close(), 2000);
+    const timer = setTimeout(() => {
+      silent = true;
+      conn.close();
+    }, 2000);
     const n = await conn.read(buf).catch(() => null);
     clearTimeout(timer);
-    return n !== null && new TextDecoder().decode(buf.subarray(0, n)).includes('"pong"')
-      ? "paneflow"
-      : "other";
+    if (n === null) return silent ? "other" : "dropped";
+    return new TextDecoder().decode(buf.subarray(0, n)).includes('"pong"') ? "paneflow" : "other";
   } catch {
-    return "other";
+    return "dropped";
   } finally {
     try {
       conn.close();
