@@ -14,7 +14,6 @@ import {
   dialogShown,
   lastTurn,
   ok,
-  screen,
   startAgent,
   status,
   STATUS_FIELDS,
@@ -529,7 +528,8 @@ Deno.test("hooked Claude Code: a turn, a permission dialog, an interrupt, an API
         const s = await waitStatus(host, "cc", "errored", (s) => s.state === "errored");
         assert.match(s.reason, /server_error/);
         assert.match(s.message ?? "", /API Error: 500/);
-        assert.match(lastTurn(await screen(host, "cc")), /API Error: 500/);
+        // StopFailure can come before Claude Code redraws (on a loaded machine the spinner was still up).
+        await waitScreen(host, "cc", "the API error", (x) => /API Error: 500/.test(lastTurn(x)));
         const e = await host.json<Explanation>(["explain", "cc", "--json"]);
         assert.equal(e.last_hook?.event, "StopFailure");
       });
