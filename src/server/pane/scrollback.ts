@@ -419,15 +419,22 @@ export class Scrollback {
     ) {
       return null;
     }
-    const sb = new Scrollback(core, total - stagingRows(total));
+    const staging = stagingRows(total);
+    const sb = new Scrollback(core, total - staging);
     sb.#hook();
-    // A full reset (RIS) replaces the buffers: the scrollback is gone.
     core.buffers.onBufferActivate(() => {
+      // A full reset (RIS) replaces the buffers: the scrollback is gone.
       if (core.buffers.normal.lines !== sb.#lines) {
         sb.trimmed += sb.store.clear();
         sb.#hashes = new WeakMap();
         sb.#hook();
       }
+      // While a full-screen program holds the alternate screen, the normal
+      // screen's staging rows (2.4 KB each at 200 columns: a quarter of a
+      // Claude Code pane's memory) move into the store; they come back into
+      // use, empty, when it leaves.
+      const want = core.buffers.active === core.buffers.normal ? staging : 0;
+      if (term.options.scrollback !== want) term.options.scrollback = want;
     });
     // ED 3 erases the scrollback: xterm trims its rows; the store goes too.
     term.parser.registerCsiHandler({ final: "J" }, (params: ArrayLike<number | number[]>) => {

@@ -148,14 +148,22 @@ Deno.test("ED 3 and RIS erase the compact scrollback too", () => {
 });
 
 Deno.test("the alternate screen shows alone; ED 3 there keeps the history", () => {
-  const { small, sb, feed } = pair(20, 5, 500);
+  const { small, sb, ref, feed } = pair(20, 5, 500);
   for (let i = 1; i <= 300; i++) feed(`line ${i}\r\n`);
+  const normalRows = () => (small as Any)._core.buffers.normal.lines.length;
+  assert.deepEqual(normalRows(), 5 + stagingRows(500));
   feed("\x1b[?1049h\x1b[Hfull screen app\x1b[3J");
   assert.deepEqual(rows(sb.buffer(small.buffer.active)), ["full screen app"]);
+  // The normal screen's staging rows wait in the store meanwhile.
+  assert.deepEqual(normalRows(), 5);
   feed("\x1b[?1049l");
   const back = rows(sb.buffer(small.buffer.active));
   assert.deepEqual(back[0], "line 1");
   assert.deepEqual(back.at(-1), "line 300");
+  assert.deepEqual(back, rows(ref.buffer.active));
+  for (let i = 301; i <= 400; i++) feed(`line ${i}\r\n`);
+  assert.deepEqual(normalRows(), 5 + stagingRows(500));
+  assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active));
 });
 
 Deno.test("narrowing a pane keeps every row (the store's rows are not reflowed)", () => {
