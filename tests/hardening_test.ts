@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { waitUntil, withHost } from "./_harness.ts";
 import { type EventStream, RpcConn, spawnCli, subscribe } from "./_stream.ts";
+import { DEFAULT_PANE_WORKERS } from "../src/spec/config.ts";
 
 Deno.test("hardening: event streams do not take the calls' slots; a full host says who holds them", async () => {
   await withHost({}, async (host) => {
@@ -106,7 +107,7 @@ Deno.test("hardening: system.stats reports memory, fds, workers, the bus and con
       }>("system.stats");
       assert.ok(st.rss > 1 << 20, `rss ${st.rss}`);
       assert.ok(st.fds > 3);
-      assert.equal(st.workers.length, 2);
+      assert.equal(st.workers.length, DEFAULT_PANE_WORKERS);
       assert.ok(st.workers.every((w) => w.heap_used > 0));
       assert.equal(st.workers.reduce((a, w) => a + w.panes, 0), 1);
       assert.ok(st.bus.subscribers >= 1);
@@ -131,7 +132,7 @@ Deno.test("hardening: watching one pane's output makes only its worker rest; wat
     const one = await subscribe(host.socket, { surfaces: [a], types: ["surface_changed"] });
     await waitUntil("one worker watched", async () => await watched() === 1);
     const all = await subscribe(host.socket, { types: ["surface_changed"] });
-    await waitUntil("both workers watched", async () => await watched() === 2);
+    await waitUntil("every worker watched", async () => await watched() === DEFAULT_PANE_WORKERS);
     await all.close();
     await waitUntil("one worker watched again", async () => await watched() === 1);
     await one.close();

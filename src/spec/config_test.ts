@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { configPath, loadConfig, parseConfig } from "./config.ts";
+import { configPath, DEFAULT_PANE_WORKERS, loadConfig, parseConfig } from "./config.ts";
 
 const FILE = "/home/u/.config/paneflow/config.jsonc";
 
@@ -11,7 +11,7 @@ const DEFAULTS = {
   terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000, kill_grace_ms: 2000 },
   agents: {},
   hosts: {},
-  host: { pane_workers: 2, idle_timeout_secs: 30, heartbeat_secs: 30 },
+  host: { pane_workers: DEFAULT_PANE_WORKERS, idle_timeout_secs: 30, heartbeat_secs: 30 },
   paneio: { prompt_patterns: [] },
   queue: { grace_secs: 30, timeout_secs: 3600 },
 };
