@@ -10,7 +10,6 @@ import { configPath } from "../paths.ts";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 import { PaneioConfig, QueueConfig } from "../paneio/protocol.ts";
 
-/** Schema of the config file. */
 /**
  * Pane workers when the config names none: one more than the cores (at
  * least 2, at most 8). A worker whose panes someone watches rests between
@@ -20,6 +19,7 @@ import { PaneioConfig, QueueConfig } from "../paneio/protocol.ts";
  */
 export const DEFAULT_PANE_WORKERS = Math.min(8, Math.max(2, (navigator.hardwareConcurrency || 1) + 1));
 
+/** Schema of the config file. */
 export const ConfigSchema = z.strictObject({
   ai_unrestricted: z.boolean().default(false),
   ai_injection_fence: z.boolean().default(true),
