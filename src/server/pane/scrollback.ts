@@ -431,9 +431,11 @@ export class Scrollback {
       }
       // While a full-screen program holds the alternate screen, the normal
       // screen's staging rows (2.4 KB each at 200 columns: a quarter of a
-      // Claude Code pane's memory) move into the store; they come back into
-      // use, empty, when it leaves.
-      const want = core.buffers.active === core.buffers.normal ? staging : 0;
+      // Claude Code pane's memory) move into the store, as many as it has
+      // room for (none is dropped); they come back into use, empty, when it
+      // leaves.
+      const room = Math.min(staging, sb.store.capacity - sb.store.length);
+      const want = core.buffers.active === core.buffers.normal ? staging : staging - room;
       if (term.options.scrollback !== want) term.options.scrollback = want;
     });
     // ED 3 erases the scrollback: xterm trims its rows; the store goes too.

@@ -166,6 +166,22 @@ Deno.test("the alternate screen shows alone; ED 3 there keeps the history", () =
   assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active));
 });
 
+Deno.test("a full-screen program's turn drops no history: the staging rows move only into room in the store", () => {
+  for (const [total, lines, moved] of [[50, 300, 0], [150, 100, 46], [500, 1000, 0], [500, 200, 100]]) {
+    const { small, sb, ref, feed } = pair(20, 5, total);
+    for (let i = 1; i <= lines; i++) feed(`line ${i}\r\n`);
+    const before = rows(ref.buffer.active);
+    const above = () => (small as Any)._core.buffers.normal.lines.length - 5;
+    const staged = above();
+    feed("\x1b[?1049h\x1b[Hfull screen app");
+    assert.deepEqual(staged - above(), moved, `total ${total}, ${lines} lines`);
+    feed("\x1b[?1049l");
+    assert.deepEqual(rows(sb.buffer(small.buffer.active)), before, `total ${total}, ${lines} lines`);
+    for (let i = 1; i <= 150; i++) feed(`after ${i}\r\n`);
+    assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active));
+  }
+});
+
 Deno.test("narrowing a pane keeps every row (the store's rows are not reflowed)", () => {
   const { small, sb, feed } = pair(40, 10, 2000);
   for (let i = 1; i <= 1000; i++) feed(`row ${i} ${"x".repeat(25)}\r\n`);
