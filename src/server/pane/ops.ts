@@ -82,12 +82,14 @@ const handlers: Handlers = {
   },
   screen: (req) => {
     const pane = mustGet(req.id);
-    return afterWrites(pane, () =>
+    const serialize = () =>
       serializeScreen(pane.term, {
         scrollback: req.scrollback,
         generation: pane.generation,
         older: (n) => olderRows(pane, n),
-      }));
+      });
+    // It serializes the normal screen too while the alternate one is active.
+    return afterWrites(pane, () => pane.scrollback ? pane.scrollback.withNormalRows(serialize) : serialize());
   },
 };
 

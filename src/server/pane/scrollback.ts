@@ -26,6 +26,7 @@
  */
 import type { BufferLike } from "./screen.ts";
 import { lineHash, textHash, unitsHash } from "./row_hash.ts";
+import { type ParkableBuffer, ParkedRows } from "./parked_rows.ts";
 
 /** Rows of scrollback left inside xterm (they reflow on resize). */
 export const STAGING_ROWS = 100;
@@ -331,7 +332,7 @@ interface LineList {
 /** The parts of xterm's internal core used here. */
 interface CoreInternals {
   buffers: {
-    normal: { lines: LineList };
+    normal: { lines: LineList } & ParkableBuffer;
     active: unknown;
     onBufferActivate(listener: () => void): unknown;
   };
@@ -394,9 +395,13 @@ export class Scrollback {
    * match (and all go on a resize or a reset).
    */
   #hashes = new WeakMap<LineInternals, { abs: number; hash: number }>();
+  /** The normal screen's rows cut while the alternate screen is active. */
+  #parked = new ParkedRows();
+  #cols: () => number;
 
-  private constructor(core: CoreInternals, capacity: number) {
+  private constructor(core: CoreInternals, capacity: number, cols: () => number) {
     this.#core = core;
+    this.#cols = cols;
     this.store = new RowStore(capacity);
   }
 
@@ -420,23 +425,27 @@ export class Scrollback {
       return null;
     }
     const staging = stagingRows(total);
-    const sb = new Scrollback(core, total - staging);
+    const sb = new Scrollback(core, total - staging, () => term.cols);
     sb.#hook();
     core.buffers.onBufferActivate(() => {
       // A full reset (RIS) replaces the buffers: the scrollback is gone.
       if (core.buffers.normal.lines !== sb.#lines) {
         sb.trimmed += sb.store.clear();
         sb.#hashes = new WeakMap();
+        sb.#parked.drop();
         sb.#hook();
       }
       // While a full-screen program holds the alternate screen, the normal
       // screen's staging rows (2.4 KB each at 200 columns: a quarter of a
       // Claude Code pane's memory) move into the store, as many as it has
       // room for (none is dropped); they come back into use, empty, when it
-      // leaves.
+      // leaves. The rows left are cut to their written cells (./parked_rows.ts).
+      const alternate = core.buffers.active !== core.buffers.normal;
+      if (!alternate) sb.#parked.unpark();
       const room = Math.min(staging, sb.store.capacity - sb.store.length);
-      const want = core.buffers.active === core.buffers.normal ? staging : staging - room;
+      const want = alternate ? staging - room : staging;
       if (term.options.scrollback !== want) term.options.scrollback = want;
+      if (alternate) sb.#parked.park(core.buffers.normal, term.cols);
     });
     // ED 3 erases the scrollback: xterm trims its rows; the store goes too.
     term.parser.registerCsiHandler({ final: "J" }, (params: ArrayLike<number | number[]>) => {
@@ -512,9 +521,22 @@ export class Scrollback {
     term.options.scrollback = staging + 4 * (term.rows + staging) + 1000;
     this.#hashes = new WeakMap();
     try {
-      resize();
+      this.withNormalRows(resize);
     } finally {
       term.options.scrollback = staging;
+    }
+  }
+
+  /** Runs `fn` with the normal screen's rows whole (while the alternate screen is active they are cut). */
+  withNormalRows<T>(fn: () => T): T {
+    if (!this.#parked.length) return fn();
+    this.#parked.unpark();
+    try {
+      return fn();
+    } finally {
+      if (this.#core.buffers.active !== this.#core.buffers.normal) {
+        this.#parked.park(this.#core.buffers.normal, this.#cols());
+      }
     }
   }
 
