@@ -54,7 +54,10 @@ const prof = <T>(method: string, params: Record<string, unknown> = {}) =>
 
 /** CPU ms to parse `data` into each of `n` terminals, a chunk of each in turn (as a worker with `n` floods). */
 function run(data: Uint8Array, chunk: number, n: number): number {
-  const ts = Array.from({ length: n }, () => argv["xterm-only"] ? xtermOnly() : createTerminal(200, 50, 10_000));
+  const ts = Array.from(
+    { length: n },
+    () => argv["xterm-only"] ? xtermOnly() : createTerminal(200, 50, 10_000),
+  );
   const c0 = process.cpuUsage();
   for (let i = 0; i < data.length; i += chunk) {
     for (const t of ts) {
