@@ -59,6 +59,8 @@ export class ParkedRows {
   park(buffer: ParkableBuffer, cols: number): void {
     this.unpark();
     if (typeof buffer.getNullCell !== "function") return;
+    this.#buffer = buffer;
+    this.#cols = cols;
     const fill = buffer.getNullCell();
     for (let y = 0; y < buffer.lines.length; y++) {
       const line = buffer.lines.get(y);
@@ -66,16 +68,12 @@ export class ParkedRows {
       if (!line || !(data instanceof Uint32Array) || line.length !== cols || data.length !== 3 * cols) {
         continue;
       }
-      if (typeof line.resize !== "function" || typeof line.cleanupMemory !== "function") return;
+      if (typeof line.resize !== "function" || typeof line.cleanupMemory !== "function") continue;
       const keep = Math.max(1, written(data));
       if (2 * keep >= cols) continue;
       line.resize(keep, fill);
       line.cleanupMemory();
       this.#rows.push(line);
-    }
-    if (this.#rows.length) {
-      this.#buffer = buffer;
-      this.#cols = cols;
     }
   }
 
