@@ -89,7 +89,10 @@ const handlers: Handlers = {
         older: (n) => olderRows(pane, n),
       });
     // It serializes the normal screen too while the alternate one is active.
-    return afterWrites(pane, () => pane.scrollback ? pane.scrollback.withNormalRows(serialize) : serialize());
+    return afterWrites(
+      pane,
+      () => pane.scrollback ? pane.scrollback.withNormalRows(pane.term, serialize) : serialize(),
+    );
   },
 };
 

@@ -34,7 +34,7 @@ function pair(cols: number, rows: number, total: number) {
   };
   const same = (what: string) => {
     assert.deepEqual(
-      sb.withNormalRows(small.serialize),
+      sb.withNormalRows(small.t, small.serialize),
       ref.serialize(),
       `${what}: both screens, cell for cell`,
     );

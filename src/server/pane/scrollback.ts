@@ -397,11 +397,9 @@ export class Scrollback {
   #hashes = new WeakMap<LineInternals, { abs: number; hash: number }>();
   /** The normal screen's rows cut while the alternate screen is active. */
   #parked = new ParkedRows();
-  #cols: () => number;
 
-  private constructor(core: CoreInternals, capacity: number, cols: () => number) {
+  private constructor(core: CoreInternals, capacity: number) {
     this.#core = core;
-    this.#cols = cols;
     this.store = new RowStore(capacity);
   }
 
@@ -425,7 +423,7 @@ export class Scrollback {
       return null;
     }
     const staging = stagingRows(total);
-    const sb = new Scrollback(core, total - staging, () => term.cols);
+    const sb = new Scrollback(core, total - staging);
     sb.#hook();
     core.buffers.onBufferActivate(() => {
       // A full reset (RIS) replaces the buffers: the scrollback is gone.
@@ -521,21 +519,21 @@ export class Scrollback {
     term.options.scrollback = staging + 4 * (term.rows + staging) + 1000;
     this.#hashes = new WeakMap();
     try {
-      this.withNormalRows(resize);
+      this.withNormalRows(term, resize);
     } finally {
       term.options.scrollback = staging;
     }
   }
 
   /** Runs `fn` with the normal screen's rows whole (while the alternate screen is active they are cut). */
-  withNormalRows<T>(fn: () => T): T {
+  withNormalRows<T>(term: { readonly cols: number }, fn: () => T): T {
     if (!this.#parked.length) return fn();
     this.#parked.unpark();
     try {
       return fn();
     } finally {
       if (this.#core.buffers.active !== this.#core.buffers.normal) {
-        this.#parked.park(this.#core.buffers.normal, this.#cols());
+        this.#parked.park(this.#core.buffers.normal, term.cols);
       }
     }
   }
