@@ -10,11 +10,14 @@
  * compaction adds to.
  *
  *   deno run -A bench/parse_only.ts [--workloads log,build,cjk,claude] [--mib 16] [--reps 5]
- *                                   [--chunk 4096] [--terminals 1] [--xterm-only] [--profile top]
+ *                                   [--chunk 4096] [--terminals 1] [--xterm-only] [--jump] [--profile top]
  *
  * `--terminals N` parses the workload into N terminals at once, a chunk of
  * each in turn, as a worker with N floods does: their rows no longer all fit
  * in the core's caches (the figure is per MiB of all N).
+ *
+ * `--jump` parses each chunk through the worker's jump scroll (src/server/pane/fast_forward.ts),
+ * as a pane's held batch of a flood is (`--chunk 131072`).
  *
  * `--profile N` runs V8's sampling profiler over the reps and prints the N
  * functions with the most self time per workload (see ./_cpuprofile.ts).
@@ -27,6 +30,7 @@ import { type Workload, WORKLOADS, writeWorkload } from "./workloads.ts";
 import xterm from "@xterm/headless";
 import { createTerminal } from "../src/server/pane/terminal.ts";
 import { STAGING_ROWS } from "../src/server/pane/scrollback.ts";
+import { FastForward } from "../src/server/pane/fast_forward.ts";
 import { HOST_V8_FLAGS } from "../src/paths.ts";
 import { Session } from "node:inspector";
 import { type Profile, summarize } from "./_cpuprofile.ts";
@@ -40,6 +44,7 @@ const { values: argv } = parseArgs({
     chunk: { type: "string", default: "4096" },
     terminals: { type: "string", default: "1" },
     "xterm-only": { type: "boolean", default: false },
+    jump: { type: "boolean", default: false },
     profile: { type: "string" },
     child: { type: "boolean", default: false },
   },
@@ -58,10 +63,14 @@ function run(data: Uint8Array, chunk: number, n: number): number {
     { length: n },
     () => argv["xterm-only"] ? xtermOnly() : createTerminal(200, 50, 10_000),
   );
+  const parse = ts.map((t) => {
+    const jump = argv.jump ? FastForward.attach(t.term, t.scrollback, t.parseNow) : null;
+    return jump ? (d: Uint8Array) => jump.parse(d) : t.parseNow!;
+  });
   const c0 = process.cpuUsage();
   for (let i = 0; i < data.length; i += chunk) {
-    for (const t of ts) {
-      t.parseNow!(data.subarray(i, i + chunk));
+    for (const [k, t] of ts.entries()) {
+      parse[k](data.subarray(i, i + chunk));
       t.scrollback?.afterParse();
     }
   }

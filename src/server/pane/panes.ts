@@ -36,6 +36,7 @@ import type { Scrollback } from "./scrollback.ts";
 import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
 import { createTerminal } from "./terminal.ts";
+import { FastForward, Held } from "./fast_forward.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
 import { MAX_DELAY_MS, releaser, WATCHED_MAX_DELAY_MS } from "./release.ts";
 import { niceThisThread, type Spawn, spawnHere, spawnThrough } from "./spawner.ts";
@@ -63,6 +64,12 @@ export interface Pane extends DrainState {
   chunkMs: number;
   /** When it was last resumed after going over a turn's budget (ms, performance.now). */
   resumedAt: number;
+  /** Jump scroll (./fast_forward.ts); null where xterm's internals differ. */
+  jump: FastForward | null;
+  /** A flood's output read and not parsed yet (counted in `pending` too). */
+  held: Held;
+  /** Output is held (jump scroll) again once `bytesIn` reaches this. */
+  holdFrom: number;
 }
 
 /** The worker's panes by id. */
@@ -136,6 +143,8 @@ const restMs = (floods: number) =>
     ? 0
     : -1;
 let turnStart = 0;
+/** Output held this turn (read, not parsed yet). */
+let turnHeld = 0;
 let turnScheduled = false;
 /** Paused for going over the budget, in the order they are resumed (longest waiting first). */
 const throttledPanes = new Set<Pane>();
@@ -164,6 +173,7 @@ function scheduleTurn() {
  */
 function endTurn() {
   turnStart = 0;
+  turnHeld = 0;
   const budget = turnBudget();
   let cost = 0;
   for (const p of [...throttledPanes]) {
@@ -214,6 +224,95 @@ function flushChanges() {
   dirty.clear();
 }
 
+/**
+ * How long a flood's output may be held before it is parsed, and how much
+ * of it: parsed in batches, the rows that scroll out within a batch go
+ * into the scrollback without xterm (./fast_forward.ts). A read, a request
+ * or the program's exit parses what is held first, so nobody sees the
+ * screen behind; a watcher sees a flood's frames up to this much later.
+ */
+const HOLD_MS = 25;
+const HOLD_BYTES = 128 * 1024;
+/** Output a turn may hold while someone watches (see `take`). */
+const WATCHED_TURN_HELD = 128 * 1024;
+/** After a batch with nothing to skip (not plain text), this much output is parsed as it comes. */
+const HOLD_PAUSE_BYTES = 1024 * 1024;
+
+/** A chunk read from a pane's PTY: held while it floods plain text, else parsed now. */
+function take(pane: Pane, data: Uint8Array) {
+  const now = performance.now();
+  // Output after a quiet spell (not one of our pauses) is news: its report goes at once, not
+  // at the end of a turn that may spend its budget on floods first.
+  const news = now - Math.max(pane.lastDataAt, pane.resumedAt) > CHANGE_FLUSH_MS;
+  releaser.churn(data.length, now);
+  if (!news && pane.jump && pane.bytesIn >= pane.holdFrom) {
+    pane.lastDataAt = now;
+    pane.held.add(data);
+    pane.pending += data.length;
+    if (pane.held.bytes >= HOLD_BYTES) parseHeld(pane);
+    else pane.held.timer ??= setTimeout(() => parseHeld(pane), HOLD_MS);
+    // Held output costs little to read, but the floods' writers and the kernel's PTY work it
+    // sets going take the cores a watched pane's output needs: while someone watches, a turn
+    // reads at most WATCHED_TURN_HELD of it before the floods wait (and the worker rests).
+    turnHeld += data.length;
+    if (turnStart === 0) {
+      turnStart = now;
+      scheduleTurn();
+    }
+    if ((watched || waitsPending()) && turnHeld > WATCHED_TURN_HELD) throttle(pane);
+    return;
+  }
+  parseHeld(pane); // what came before it first
+  parse(pane, data, news);
+}
+
+/** Pauses `pane` until a later turn. */
+function throttle(pane: Pane) {
+  if (pane.throttled) return;
+  pane.throttled = true;
+  pane.pty.pause();
+  throttledPanes.add(pane);
+}
+
+/** Parses what `pane` holds, if anything (before a request is answered, at exit, at the deadline). */
+export function parseHeld(pane: Pane): void {
+  if (!pane.held.bytes || panes.get(pane.id) !== pane) return pane.held.drop();
+  const chunks = pane.held.count;
+  const data = pane.held.take();
+  pane.pending -= data.length;
+  const skipped = pane.jump!.skipped;
+  parse(pane, data, false, pane.jump, chunks);
+  if (pane.jump!.skipped === skipped) pane.holdFrom = pane.bytesIn + HOLD_PAUSE_BYTES;
+  scheduleDeferredDestroy(pane);
+}
+
+/**
+ * Parses a chunk (or the `chunks` of a batch) of output now, with the
+ * turn's flow control and the reports; the output generation advances by
+ * one per chunk read, held or not.
+ */
+function parse(pane: Pane, data: Uint8Array, news: boolean, jump: FastForward | null = null, chunks = 1) {
+  const parseStart = performance.now();
+  if (jump) jump.parse(data);
+  else pane.parseNow!(data);
+  // One clock read after the chunk (its arrival, its cost, the turn's budget, the report).
+  const now = performance.now();
+  pane.lastDataAt = now;
+  pane.chunkMs = now - parseStart;
+  if (turnStart === 0) {
+    turnStart = now;
+    scheduleTurn();
+  }
+  // A chunk after a quiet spell is not a flood's: pausing that pane would put its next output
+  // (a prompt's answer, the line a `session.wait` waits for) behind every throttled flood.
+  if (!(news && data.length <= QUIET_CHUNK_BYTES) && now - turnStart > turnBudget()) throttle(pane);
+  pane.scrollback?.afterParse();
+  pane.generation += chunks;
+  markDirty(pane, now);
+  sessionOutput(pane.id, data);
+  if (news) flushOutbox();
+}
+
 /** Starts a program in a new PTY with its terminal. */
 export function spawnPane(req: SpawnRequest): { pid: number } {
   const { term, scrollback, parseNow, onTrim } = createTerminal(req.cols, req.rows, req.scrollback);
@@ -246,6 +345,9 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     reportedAt: -Infinity,
     chunkMs: 0,
     resumedAt: 0,
+    jump: FastForward.attach(term, scrollback, parseNow),
+    held: new Held(),
+    holdFrom: 0,
     reaped: false,
     disposed: false,
   };
@@ -259,33 +361,7 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     pane.bytesIn += data.length;
     if (parseNow) {
       if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
-      // The PTY is not read again before this returns: that is the flow control.
-      const parseStart = performance.now();
-      // Output after a quiet spell (not one of our pauses) is news: its report goes at once, not
-      // at the end of a turn that may spend its budget on floods first.
-      const news = parseStart - Math.max(pane.lastDataAt, pane.resumedAt) > CHANGE_FLUSH_MS;
-      parseNow(data);
-      // One clock read after the chunk (its arrival, its cost, the turn's budget, the report).
-      const now = performance.now();
-      pane.lastDataAt = now;
-      pane.chunkMs = now - parseStart;
-      releaser.churn(data.length, now);
-      if (turnStart === 0) {
-        turnStart = now;
-        scheduleTurn();
-      }
-      // A chunk after a quiet spell is not a flood's: pausing that pane would put its next output
-      // (a prompt's answer, the line a `session.wait` waits for) behind every throttled flood.
-      if (!(news && data.length <= QUIET_CHUNK_BYTES) && now - turnStart > turnBudget() && !pane.throttled) {
-        pane.throttled = true;
-        p.pause();
-        throttledPanes.add(pane);
-      }
-      scrollback?.afterParse();
-      pane.generation++;
-      markDirty(pane, now);
-      sessionOutput(pane.id, data);
-      if (news) flushOutbox();
+      take(pane, data);
       return;
     }
     pane.lastDataAt = performance.now();
@@ -325,8 +401,10 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     // delivered is parsed already when parsing is synchronous. Otherwise let
     // xterm finish its queue first, so a reader that sees "exited" also sees
     // the final screen.
-    if (parseNow) report();
-    else term.write("", report);
+    if (parseNow) {
+      parseHeld(pane);
+      report();
+    } else term.write("", report);
   });
   // Answer terminal queries (DA, DSR) the way a terminal would.
   term.onData((data) => {
@@ -429,6 +507,7 @@ export function disposePane(id: number): null {
   // Its parser callbacks never come now: nothing may wait for them.
   if (pane.paused || pane.throttled) pane.pty.resume();
   pane.paused = pane.throttled = false;
+  pane.held.drop();
   pane.pending = 0;
   scheduleDeferredDestroy(pane);
   return null;

@@ -183,6 +183,15 @@ export class RowStore {
     return this.#commit(2 * n, (wrapped ? WRAPPED : 0) | UTF16);
   }
 
+  /** Appends the row of Latin-1 characters `src[from, to)`; returns how many rows fell off the top (0 or 1). */
+  pushLatin1(src: Uint8Array, from: number, to: number, wrapped: boolean): number {
+    if (this.capacity <= 0) return 1;
+    const at = this.#room(to - from, false) - from;
+    const arena = this.#arena;
+    for (let i = from; i < to; i++) arena[at + i] = src[i];
+    return this.#commit(to - from, wrapped ? WRAPPED : 0);
+  }
+
   /**
    * Appends xterm's row `line` as `lineText` reads it, without making a
    * string; returns how many rows fell off the top (0 or 1).
@@ -386,6 +395,8 @@ export class Scrollback {
   #core: CoreInternals;
   #lines: LineList | null = null;
   #erasing = false;
+  /** Rows xterm evicts next that are in the store already ({@link storeAhead}). */
+  #skip = 0;
   /**
    * {@link lineHash} of xterm's rows above the screen, by row object, with
    * the row's absolute number (rows dropped + stored + its index in xterm):
@@ -429,6 +440,7 @@ export class Scrollback {
       // A full reset (RIS) replaces the buffers: the scrollback is gone.
       if (core.buffers.normal.lines !== sb.#lines) {
         sb.trimmed += sb.store.clear();
+        sb.#skip = 0;
         sb.#hashes = new WeakMap();
         sb.#parked.drop();
         sb.#hook();
@@ -462,7 +474,32 @@ export class Scrollback {
     this.#erasing = false;
   }
 
+  /**
+   * Stores xterm's first `n` rows now, as evicting them would, and skips
+   * them when xterm evicts them later (./fast_forward.ts stores the rows of
+   * a run it lays out itself after them).
+   */
+  storeAhead(n: number): void {
+    const lines = this.#lines!;
+    for (let i = 0; i < n; i++) this.#keep(lines.get(i));
+    this.#skip += n;
+  }
+
+  /** Stores a row laid out without xterm: the Latin-1 characters `src[from, to)`. */
+  pushRow(src: Uint8Array, from: number, to: number, wrapped: boolean): void {
+    this.trimmed += this.store.pushLatin1(src, from, to, wrapped);
+  }
+
+  /** Rows still to be skipped when xterm evicts them. */
+  get skipping(): number {
+    return this.#skip;
+  }
+
   #keep(line: LineInternals | undefined) {
+    if (this.#skip > 0) {
+      this.#skip--;
+      return;
+    }
     if (this.#erasing || !line) {
       this.trimmed++;
       return;

@@ -16,7 +16,7 @@ import type { RecycleMessage, SpawnerMessage, WatchedMessage, WorkerRequest } fr
 import { post } from "./outbox.ts";
 import { remember } from "./views.ts";
 import { handle } from "./ops.ts";
-import { panes, requestTaken, setWatched, useSpawner } from "./panes.ts";
+import { panes, parseHeld, requestTaken, setWatched, useSpawner } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
 import { rawBuffers } from "../../session/snapshot.ts";
 import { startWait } from "../../session/worker.ts";
@@ -38,6 +38,9 @@ function waitFor(req: Extract<WorkerRequest, { op: "session" }>): void {
   }
 }
 
+/** Ops on a pane that do not look at its screen: they leave a flood's held output held. */
+const BLIND_OPS = new Set<WorkerRequest["op"]>(["write", "kill", "dispose"]);
+
 /** The worker's global scope (the default lib types `self` as a window). */
 const scope = self as unknown as {
   onmessage: ((e: MessageEvent<Message>) => void) | null;
@@ -50,6 +53,11 @@ scope.onmessage = async (e: MessageEvent<Message>) => {
   if (e.data && "watched" in e.data) return setWatched(e.data.watched, e.data.requests);
   const req = e.data;
   requestTaken();
+  // A request on a pane sees every byte read from it so far (./panes.ts holds a flood's output).
+  if ("id" in req && !BLIND_OPS.has(req.op)) {
+    const pane = panes.get(req.id);
+    if (pane) parseHeld(pane);
+  }
   if (req.op === "session" && req.call.kind === "wait") return waitFor(req);
   try {
     const result = await handle(req);

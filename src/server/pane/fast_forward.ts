@@ -1,0 +1,350 @@
+/**
+ * Jump scroll for the headless terminal: rows that a flood of plain text
+ * scrolls out of xterm's buffer before anyone could see them go into the
+ * compact scrollback without xterm.
+ *
+ * A terminal with a window skips drawing lines that scroll past faster than
+ * it can show them (xterm's jump scroll); a headless one can skip more: a
+ * row that leaves xterm's buffer within the same batch of output is only
+ * ever read again as text in the {@link RowStore} (./scrollback.ts), so
+ * xterm need not lay it out as cells first. Where a batch has a run of
+ * plain text (printable ASCII, CR, LF, TAB and SGR colour sequences) longer
+ * than xterm's buffer (its screen and staging rows), this module lays the
+ * first part of the run out as rows itself, exactly as xterm would, stores
+ * them, and lets xterm parse only the last buffer's worth, which leaves its
+ * cells, cursor, colours and modes as parsing the whole batch would have.
+ * The rows xterm held before the run are stored first (in order), and
+ * xterm's own eviction of them later in the batch is skipped
+ * ({@link Scrollback.storeAhead}).
+ *
+ * Anything else (another control character, escape sequence or non-ASCII
+ * byte, the alternate screen, scroll margins, insert mode, a character set,
+ * a hyperlink, the cursor away from the bottom row) ends or prevents a run,
+ * and xterm parses that output as it comes. The equivalence is tested cell
+ * for cell against xterm parsing everything (./fast_forward_test.ts).
+ *
+ * @module
+ */
+import type { Scrollback } from "./scrollback.ts";
+
+const LF = 10;
+const CR = 13;
+const TAB = 9;
+const ESC = 27;
+/** Rows a run must let us skip for the detour to pay (the state checks and the stored buffer). */
+const MIN_SKIP_ROWS = 32;
+
+/** The parts of xterm's private core read here (@xterm/headless 6.0.0). */
+interface Core {
+  buffers: { active: unknown; normal: BufferInternals };
+  coreService: { decPrivateModes: { wraparound: boolean }; modes: { insertMode: boolean } };
+  optionsService: { rawOptions: { convertEol?: boolean; screenReaderMode?: boolean } };
+  _inputHandler: {
+    _parser: { currentState: number };
+    _utf8Decoder: { interim: Uint8Array };
+    _parseStack: { paused: boolean };
+    _charsetService: { charset: unknown };
+    _curAttrData: { extended?: { urlId?: number } };
+  };
+}
+
+interface BufferInternals {
+  x: number;
+  y: number;
+  ybase: number;
+  scrollTop: number;
+  scrollBottom: number;
+  nextStop(x: number): number;
+  lines: {
+    readonly length: number;
+    readonly maxLength: number;
+    get(i: number): { isWrapped: boolean; getTrimmedLength(): number } | undefined;
+  };
+}
+
+/** Positions of a run's control bytes (LF, CR, TAB, ESC), and of its line feeds. */
+class Marks {
+  ctl = new Int32Array(4096);
+  ctls = 0;
+  lf = new Int32Array(1024);
+  lfs = 0;
+
+  clear(): void {
+    this.ctls = this.lfs = 0;
+  }
+
+  addCtl(i: number): void {
+    if (this.ctls === this.ctl.length) this.ctl = grown(this.ctl);
+    this.ctl[this.ctls++] = i;
+  }
+
+  addLf(i: number): void {
+    if (this.lfs === this.lf.length) this.lf = grown(this.lf);
+    this.lf[this.lfs++] = i;
+  }
+}
+
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/**
+ * Index of the first byte at or after `from` that a run cannot hold: a
+ * byte outside printable ASCII, CR, LF and TAB, or an escape sequence other
+ * than a whole SGR (`ESC [ <digits ; :> m`). Notes the control bytes before
+ * it in `marks` (when given). Four bytes at a time where they are aligned:
+ * a word with no byte below 0x20 or above 0x7e is skipped whole.
+ */
+export function runEnd(data: Uint8Array, from: number, marks?: Marks): number {
+  const n = data.length;
+  const off = data.byteOffset;
+  const base = (off + 3) & ~3;
+  const words = new Uint32Array(data.buffer, base, Math.max(0, (off + n - base) >> 2));
+  let i = from;
+  while (i < n) {
+    const at = off + i;
+    if ((at & 3) === 0 && i + 4 <= n) {
+      const w = words[(at - base) >> 2];
+      if (((((w - 0x20202020) & ~w) | (w + 0x01010101)) & 0x80808080) === 0) {
+        i += 4;
+        continue;
+      }
+    }
+    const b = data[i];
+    if (b >= 0x20 && b < 0x7f) {
+      i++;
+      continue;
+    }
+    if (b === LF) marks?.addLf(i);
+    else if (b !== CR && b !== TAB) {
+      if (b !== ESC || data[i + 1] !== 0x5b) return i;
+      let j = i + 2;
+      while (j < n && data[j] >= 0x30 && data[j] <= 0x3b) j++; // digits, ':' and ';'
+      if (j >= n || data[j] !== 0x6d) return i;
+      marks?.addCtl(i);
+      i = j + 1;
+      continue;
+    }
+    marks?.addCtl(i);
+    i++;
+  }
+  return n;
+}
+
+/** Where a pane's output is parsed: xterm, with the compact scrollback beside it. */
+export class FastForward {
+  #core: Core;
+  #term: { readonly rows: number; readonly cols: number };
+  #scrollback: Scrollback;
+  #parse: (data: Uint8Array) => void;
+  /** The row being laid out: its characters (spaces where nothing was written). */
+  #row = new Uint8Array(0);
+  #marks = new Marks();
+  /** Rows stored without xterm since the start (`system.stats`, tests). */
+  skipped = 0;
+
+  private constructor(
+    core: Core,
+    term: { readonly rows: number; readonly cols: number },
+    scrollback: Scrollback,
+    parse: (data: Uint8Array) => void,
+  ) {
+    this.#core = core;
+    this.#term = term;
+    this.#scrollback = scrollback;
+    this.#parse = parse;
+  }
+
+  /** For `term` (a pane's, with its compact scrollback and synchronous parse); null when xterm's internals differ. */
+  static attach(
+    // deno-lint-ignore no-explicit-any
+    term: any,
+    scrollback: Scrollback | null,
+    parse: ((data: Uint8Array) => void) | null,
+  ): FastForward | null {
+    const core = term?._core as Core | undefined;
+    const ih = core?._inputHandler;
+    if (
+      !scrollback || !parse || !core || !ih?._parser || !ih._utf8Decoder?.interim || !ih._parseStack ||
+      !ih._charsetService || !ih._curAttrData || !core.coreService?.decPrivateModes ||
+      typeof core.buffers?.normal?.nextStop !== "function"
+    ) {
+      return null;
+    }
+    return new FastForward(core, term, scrollback, parse);
+  }
+
+  /** Parses `data` as the synchronous parse would, laying out the rows a long run scrolls away itself. */
+  parse(data: Uint8Array): void {
+    const need = this.#core.buffers.normal.lines.maxLength;
+    let parsed = 0;
+    let pos = 0;
+    while (pos < data.length) {
+      const lf = data.indexOf(LF, pos);
+      if (lf < 0) break;
+      const start = lf + 1;
+      const marks = this.#marks;
+      marks.clear();
+      const end = runEnd(data, start, marks);
+      // The run's last `need` line feeds are xterm's: they evict every row it held before.
+      let j = marks.lfs - need - 1;
+      while (j >= 0 && data[marks.lf[j] - 1] !== CR) j--;
+      if (j + 1 >= MIN_SKIP_ROWS) {
+        this.#parse(data.subarray(parsed, start));
+        parsed = start;
+        if (this.#ready()) {
+          const cut = marks.lf[j] + 1;
+          this.#layOut(data, start, cut);
+          parsed = cut;
+        }
+      }
+      pos = end + 1;
+    }
+    if (parsed < data.length) this.#parse(parsed === 0 ? data : data.subarray(parsed));
+  }
+
+  /**
+   * Whether xterm is where a run can start: the normal screen without
+   * margins, the cursor at the start of an empty bottom row, the parser
+   * between sequences, and nothing that changes how text is printed.
+   */
+  #ready(): boolean {
+    const core = this.#core;
+    const buf = core.buffers.normal;
+    const ih = core._inputHandler;
+    const rows = this.#term.rows;
+    const opts = core.optionsService.rawOptions;
+    if (core.buffers.active !== buf || buf.x !== 0 || buf.y !== rows - 1) return false;
+    if (buf.scrollTop !== 0 || buf.scrollBottom !== rows - 1 || buf.ybase + rows !== buf.lines.length) return false;
+    if (ih._parser.currentState !== 0 || ih._utf8Decoder.interim[0] !== 0 || ih._parseStack.paused) return false;
+    if (!core.coreService.decPrivateModes.wraparound || core.coreService.modes.insertMode) return false;
+    if (ih._charsetService.charset || ih._curAttrData.extended?.urlId || opts.convertEol || opts.screenReaderMode) {
+      return false;
+    }
+    const row = buf.lines.get(buf.lines.length - 1);
+    return !!row && !row.isWrapped && row.getTrimmedLength() === 0 && this.#scrollback.skipping === 0;
+  }
+
+  /**
+   * Stores xterm's rows above the cursor, then lays out `data[from, to)`
+   * (the start of the run {@link runEnd} marked, ending in CR LF) row by row
+   * into the store, as xterm would print it from the start of the empty
+   * bottom row, and hands xterm its colour changes (SGR) so the text after
+   * it is drawn in the same colours. A row of text that is not written over
+   * goes from `data` into the store as it is.
+   */
+  #layOut(data: Uint8Array, from: number, to: number): void {
+    const cols = this.#term.cols;
+    const buf = this.#core.buffers.normal;
+    const sb = this.#scrollback;
+    const { ctl, ctls } = this.#marks;
+    sb.storeAhead(buf.lines.length - 1);
+    if (this.#row.length !== cols) this.#row = new Uint8Array(cols).fill(32);
+    const row = this.#row;
+    let x = 0;
+    /** Cells written: the row's length in the store. */
+    let end = 0;
+    let wrapped = false;
+    /** The row as it is in `data` (direct) or in `row`. */
+    let direct = false;
+    let dFrom = 0;
+    let sgr: Uint8Array[] | null = null;
+    let rows = 0;
+    const newRow = (soft: boolean) => {
+      if (direct) sb.pushRow(data, dFrom, dFrom + end, wrapped);
+      else {
+        sb.pushRow(row, 0, end, wrapped);
+        row.fill(32, 0, end);
+      }
+      rows++;
+      direct = false;
+      end = 0;
+      wrapped = soft;
+    };
+    /** Prints `data[p, q)`, all printable. */
+    const print = (p: number, q: number) => {
+      while (p < q) {
+        if (x >= cols) {
+          newRow(true);
+          x = 0;
+        }
+        const k = Math.min(q - p, cols - x);
+        if (end === 0 && x === 0) {
+          direct = true;
+          dFrom = p;
+        } else {
+          if (direct) {
+            for (let i = 0; i < end; i++) row[i] = data[dFrom + i];
+            direct = false;
+          }
+          for (let i = 0; i < k; i++) row[x + i] = data[p + i];
+        }
+        x += k;
+        if (x > end) end = x;
+        p += k;
+      }
+    };
+    let p = from;
+    for (let c = 0; c < ctls; c++) {
+      const i = ctl[c];
+      if (i >= to) break;
+      if (i > p) print(p, i);
+      p = i + 1;
+      const b = data[i];
+      if (b === LF) {
+        newRow(false);
+        if (x >= cols) x = cols - 1;
+      } else if (b === CR) {
+        x = 0;
+      } else if (b === TAB) {
+        if (x < cols) x = buf.nextStop(x);
+      } else { // an SGR sequence (runEnd checked it)
+        p = data.indexOf(0x6d, i) + 1;
+        (sgr ??= []).push(data.subarray(i, p));
+      }
+    }
+    this.skipped += rows;
+    if (sgr) for (const s of sgr) this.#parse(s);
+  }
+}
+
+/** A flood's output read from its PTY and held to be parsed in one batch. */
+export class Held {
+  #chunks: Uint8Array[] = [];
+  bytes = 0;
+  /** Chunks read (each one an output generation once parsed). */
+  get count(): number {
+    return this.#chunks.length;
+  }
+  /** The deadline by which it is parsed. */
+  timer: ReturnType<typeof setTimeout> | null = null;
+
+  add(data: Uint8Array): void {
+    this.#chunks.push(data);
+    this.bytes += data.length;
+  }
+
+  /** Everything held, in one buffer; holds nothing after. */
+  take(): Uint8Array {
+    const chunks = this.#chunks;
+    const out = chunks.length === 1 ? chunks[0] : new Uint8Array(this.bytes);
+    if (chunks.length > 1) {
+      let at = 0;
+      for (const c of chunks) {
+        out.set(c, at);
+        at += c.length;
+      }
+    }
+    this.drop();
+    return out;
+  }
+
+  drop(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.#chunks = [];
+    this.bytes = 0;
+  }
+}

@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { createTerminal } from "./terminal.ts";
+import { FastForward, runEnd } from "./fast_forward.ts";
+import { rng } from "../../../tests/_prng.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+const enc = new TextEncoder();
+
+/** Two panes' terminals fed the same bytes: one parses everything, the other jump-scrolls. */
+function pair(cols: number, rows: number, scrollback: number) {
+  const ref = createTerminal(cols, rows, scrollback);
+  const ff = createTerminal(cols, rows, scrollback);
+  const jump = FastForward.attach(ff.term, ff.scrollback, ff.parseNow)!;
+  assert.ok(jump, "xterm's internals are as FastForward expects");
+  const feed = (data: Uint8Array) => {
+    ref.parseNow!(data);
+    ref.scrollback!.afterParse();
+    jump.parse(data);
+    ff.scrollback!.afterParse();
+  };
+  const same = (what: string) => {
+    const a = ref.scrollback!, b = ff.scrollback!;
+    assert.equal(b.skipping, 0, `${what}: no eviction left to skip`);
+    assert.equal(b.store.length, a.store.length, `${what}: rows in the store`);
+    assert.equal(b.trimmed, a.trimmed, `${what}: rows dropped`);
+    for (let i = 0; i < a.store.length; i++) {
+      if (a.store.text(i) !== b.store.text(i) || a.store.wrapped(i) !== b.store.wrapped(i)) {
+        assert.deepEqual(
+          [b.store.text(i), b.store.wrapped(i)],
+          [a.store.text(i), a.store.wrapped(i)],
+          `${what}: stored row ${i}`,
+        );
+      }
+      assert.equal(b.store.hash(i), a.store.hash(i), `${what}: stored row ${i}'s hash`);
+    }
+    const ca = (ref.term as Any)._core, cb = (ff.term as Any)._core;
+    for (const kind of ["normal", "alt"]) {
+      const la = ca.buffers[kind].lines, lb = cb.buffers[kind].lines;
+      assert.equal(lb.length, la.length, `${what}: ${kind} rows in xterm`);
+      for (let y = 0; y < la.length; y++) {
+        const ra = la.get(y), rb = lb.get(y);
+        assert.equal(rb.isWrapped, ra.isWrapped, `${what}: ${kind} row ${y} wrapped`);
+        assert.deepEqual(rb._data, ra._data, `${what}: ${kind} row ${y}, cell for cell`);
+        assert.deepEqual(rb._combined, ra._combined, `${what}: ${kind} row ${y}'s combined characters`);
+      }
+    }
+    const ba = ca.buffers.active, bb = cb.buffers.active;
+    assert.deepEqual([bb.x, bb.y, bb.ybase, bb.ydisp], [ba.x, ba.y, ba.ybase, ba.ydisp], `${what}: cursor`);
+    const aa = ca._inputHandler._curAttrData, ab = cb._inputHandler._curAttrData;
+    assert.deepEqual([ab.fg, ab.bg], [aa.fg, aa.bg], `${what}: current colours`);
+  };
+  return { feed, same, jump };
+}
+
+const SGR = ["\x1b[0m", "\x1b[1;31m", "\x1b[44m", "\x1b[38;5;208m", "\x1b[48;2;10;20;30m", "\x1b[4:3m", "\x1b[m", "\x1b[7m"];
+const OTHER = ["é", "\x07", "\x1b[2K", "\x1b[A", "\x1b]0;title\x07", "漢", "\x1b[3;5r\x1b[r", "\x1b(0q\x1b(B", "\x08"];
+
+/** Random output of `lines` lines: mostly plain text, with what a run must handle and (if `other`) what ends one. */
+function stream(seed: number, lines: number, cols: number, other: boolean): Uint8Array {
+  const r = rng(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  let out = "";
+  for (let i = 0; i < lines; i++) {
+    const kind = r();
+    const word = () => "abcdefghij klmnopq-_=+/".slice(Math.floor(r() * 10), 12 + Math.floor(r() * 12));
+    let line = "";
+    if (kind < 0.05) line = "";
+    else if (kind < 0.1) line = "x".repeat(cols); // exactly one row
+    else if (kind < 0.15) line = "y".repeat(cols * (1 + Math.floor(r() * 3)) + Math.floor(r() * 3)); // wraps
+    else if (kind < 0.2) line = `\t${word()}\t${word()}${r() < 0.3 ? "\t" : ""}`;
+    else if (kind < 0.25) line = `${word()}   `; // written trailing spaces
+    else if (kind < 0.3) line = `${word()}${word()}\r${word()}`; // overwrite
+    else if (kind < 0.4) line = `${pick(SGR)}${word()}${pick(SGR)} ${word()}`;
+    else if (kind < 0.42) line = `${"z".repeat(cols)}\t!`; // tab at the pending wrap
+    else line = `${word()} ${word()} ${i}`;
+    if (other && r() < 0.01) line += pick(OTHER);
+    const eol = r() < 0.02 ? "\n" : "\r\n"; // a bare LF now and then
+    out += line + eol;
+  }
+  return enc.encode(out);
+}
+
+/** Splits `data` into batches of random sizes, cutting anywhere (inside sequences too). */
+function* batches(data: Uint8Array, seed: number, max: number) {
+  const r = rng(seed);
+  for (let at = 0; at < data.length;) {
+    const n = 1 + Math.floor(r() * max);
+    yield data.subarray(at, at + n);
+    at += n;
+  }
+}
+
+Deno.test("jump scroll: plain text in big batches stores the same rows and leaves xterm cell for cell the same", () => {
+  const p = pair(40, 10, 1000);
+  const data = stream(1, 6000, 40, false);
+  let n = 0;
+  for (const b of batches(data, 2, 64 * 1024)) {
+    p.feed(b);
+    p.same(`batch ${++n}`);
+  }
+  assert.ok(p.jump.skipped > 3000, `most rows laid out without xterm (${p.jump.skipped})`);
+});
+
+Deno.test("jump scroll: mixed output, every batch size, history smaller than the run", () => {
+  for (const [seed, max, history] of [[3, 300, 50], [4, 20_000, 100], [5, 90_000, 10_000], [6, 5_000, 0]]) {
+    const p = pair(30, 8, history);
+    const data = stream(seed, 8000, 30, true);
+    let n = 0;
+    for (const b of batches(data, seed + 100, max)) {
+      p.feed(b);
+      p.same(`seed ${seed}, batch ${++n}`);
+    }
+    if (max > 5000 && history > 0) assert.ok(p.jump.skipped > 0, `seed ${seed}: some rows laid out (${p.jump.skipped})`);
+  }
+});
+
+Deno.test("jump scroll: the row xterm's last line feeds start on has the colours of the run's end", () => {
+  // No wraps and CR LF everywhere: the run's last line feeds are exactly the ones xterm parses.
+  for (let seed = 7; seed < 12; seed++) {
+    const r = rng(seed);
+    const p = pair(30, 8, 1000);
+    const lines = Array.from({ length: 400 }, (_, i) => `${r() < 0.2 ? `\x1b[${40 + Math.floor(r() * 8)}m` : ""}row ${i}`);
+    p.feed(enc.encode("\x1b[42m" + lines.join("\r\n") + "\r\n"));
+    p.feed(enc.encode(`\x1b[45m${lines.join("\r\n")}\r\n`));
+    p.same(`seed ${seed}`);
+    assert.ok(p.jump.skipped > 200, `seed ${seed}: rows laid out (${p.jump.skipped})`);
+  }
+});
+
+Deno.test("jump scroll: not in the alternate screen, inside scroll margins, or with the cursor off the bottom row", () => {
+  const plain = (n: number) => enc.encode(Array.from({ length: n }, (_, i) => `line ${i}`).join("\r\n") + "\r\n");
+  for (const setup of ["\x1b[?1049h", "\x1b[2;6r", "\x1b[H\x1b[2J", "\x1b[4h", "\x1b[?7l", "\x1b(0"]) {
+    const p = pair(30, 8, 1000);
+    p.feed(enc.encode(setup));
+    p.feed(plain(2000));
+    p.same(`after ${JSON.stringify(setup)}`);
+    if (setup !== "\x1b[H\x1b[2J") assert.equal(p.jump.skipped, 0, `${JSON.stringify(setup)}: xterm parses it all`);
+  }
+});
+
+Deno.test("runEnd: stops at what a run cannot hold, takes whole SGR sequences", () => {
+  const at = (s: string) => runEnd(enc.encode(s), 0);
+  assert.equal(at("abc\r\n\tdef"), 9);
+  assert.equal(at("a\x1b[1;38:5:3mb"), 13);
+  assert.equal(at("a\x1b[?25lb"), 1);
+  assert.equal(at("a\x1b[1"), 1); // cut before its final byte
+  assert.equal(at("aé"), 1);
+  assert.equal(at("a\x07"), 1);
+});
