@@ -217,10 +217,17 @@ export class FastForward {
     const rows = this.#term.rows;
     const opts = core.optionsService.rawOptions;
     if (core.buffers.active !== buf || buf.x !== 0 || buf.y !== rows - 1) return false;
-    if (buf.scrollTop !== 0 || buf.scrollBottom !== rows - 1 || buf.ybase + rows !== buf.lines.length) return false;
-    if (ih._parser.currentState !== 0 || ih._utf8Decoder.interim[0] !== 0 || ih._parseStack.paused) return false;
+    if (buf.scrollTop !== 0 || buf.scrollBottom !== rows - 1 || buf.ybase + rows !== buf.lines.length) {
+      return false;
+    }
+    if (ih._parser.currentState !== 0 || ih._utf8Decoder.interim[0] !== 0 || ih._parseStack.paused) {
+      return false;
+    }
     if (!core.coreService.decPrivateModes.wraparound || core.coreService.modes.insertMode) return false;
-    if (ih._charsetService.charset || ih._curAttrData.extended?.urlId || opts.convertEol || opts.screenReaderMode) {
+    if (
+      ih._charsetService.charset || ih._curAttrData.extended?.urlId || opts.convertEol ||
+      opts.screenReaderMode
+    ) {
       return false;
     }
     const row = buf.lines.get(buf.lines.length - 1);
@@ -306,7 +313,7 @@ export class FastForward {
       }
     }
     this.skipped += rows;
-    if (sgr) for (const s of sgr) this.#parse(s);
+    if (sgr) { for (const s of sgr) this.#parse(s); }
   }
 }
 

@@ -54,8 +54,27 @@ function pair(cols: number, rows: number, scrollback: number) {
   return { feed, same, jump };
 }
 
-const SGR = ["\x1b[0m", "\x1b[1;31m", "\x1b[44m", "\x1b[38;5;208m", "\x1b[48;2;10;20;30m", "\x1b[4:3m", "\x1b[m", "\x1b[7m"];
-const OTHER = ["é", "\x07", "\x1b[2K", "\x1b[A", "\x1b]0;title\x07", "漢", "\x1b[3;5r\x1b[r", "\x1b(0q\x1b(B", "\x08"];
+const SGR = [
+  "\x1b[0m",
+  "\x1b[1;31m",
+  "\x1b[44m",
+  "\x1b[38;5;208m",
+  "\x1b[48;2;10;20;30m",
+  "\x1b[4:3m",
+  "\x1b[m",
+  "\x1b[7m",
+];
+const OTHER = [
+  "é",
+  "\x07",
+  "\x1b[2K",
+  "\x1b[A",
+  "\x1b]0;title\x07",
+  "漢",
+  "\x1b[3;5r\x1b[r",
+  "\x1b(0q\x1b(B",
+  "\x08",
+];
 
 /** Random output of `lines` lines: mostly plain text, with what a run must handle and (if `other`) what ends one. */
 function stream(seed: number, lines: number, cols: number, other: boolean): Uint8Array {
@@ -112,7 +131,9 @@ Deno.test("jump scroll: mixed output, every batch size, history smaller than the
       p.feed(b);
       p.same(`seed ${seed}, batch ${++n}`);
     }
-    if (max > 5000 && history > 0) assert.ok(p.jump.skipped > 0, `seed ${seed}: some rows laid out (${p.jump.skipped})`);
+    if (max > 5000 && history > 0) {
+      assert.ok(p.jump.skipped > 0, `seed ${seed}: some rows laid out (${p.jump.skipped})`);
+    }
   }
 });
 
@@ -121,7 +142,10 @@ Deno.test("jump scroll: the row xterm's last line feeds start on has the colours
   for (let seed = 7; seed < 12; seed++) {
     const r = rng(seed);
     const p = pair(30, 8, 1000);
-    const lines = Array.from({ length: 400 }, (_, i) => `${r() < 0.2 ? `\x1b[${40 + Math.floor(r() * 8)}m` : ""}row ${i}`);
+    const lines = Array.from(
+      { length: 400 },
+      (_, i) => `${r() < 0.2 ? `\x1b[${40 + Math.floor(r() * 8)}m` : ""}row ${i}`,
+    );
     p.feed(enc.encode("\x1b[42m" + lines.join("\r\n") + "\r\n"));
     p.feed(enc.encode(`\x1b[45m${lines.join("\r\n")}\r\n`));
     p.same(`seed ${seed}`);
@@ -130,13 +154,16 @@ Deno.test("jump scroll: the row xterm's last line feeds start on has the colours
 });
 
 Deno.test("jump scroll: not in the alternate screen, inside scroll margins, or with the cursor off the bottom row", () => {
-  const plain = (n: number) => enc.encode(Array.from({ length: n }, (_, i) => `line ${i}`).join("\r\n") + "\r\n");
+  const plain = (n: number) =>
+    enc.encode(Array.from({ length: n }, (_, i) => `line ${i}`).join("\r\n") + "\r\n");
   for (const setup of ["\x1b[?1049h", "\x1b[2;6r", "\x1b[H\x1b[2J", "\x1b[4h", "\x1b[?7l", "\x1b(0"]) {
     const p = pair(30, 8, 1000);
     p.feed(enc.encode(setup));
     p.feed(plain(2000));
     p.same(`after ${JSON.stringify(setup)}`);
-    if (setup !== "\x1b[H\x1b[2J") assert.equal(p.jump.skipped, 0, `${JSON.stringify(setup)}: xterm parses it all`);
+    if (setup !== "\x1b[H\x1b[2J") {
+      assert.equal(p.jump.skipped, 0, `${JSON.stringify(setup)}: xterm parses it all`);
+    }
   }
 });
 
