@@ -25,7 +25,9 @@
  *
  * @module
  */
+import xterm from "@xterm/headless";
 import type { Scrollback } from "./scrollback.ts";
+import type { LineInternals } from "./row_store.ts";
 
 const LF = 10;
 const CR = 13;
@@ -58,19 +60,24 @@ interface BufferInternals {
   lines: {
     readonly length: number;
     readonly maxLength: number;
-    get(i: number): { isWrapped: boolean; getTrimmedLength(): number } | undefined;
+    get(i: number): (LineInternals & { getTrimmedLength(): number }) | undefined;
   };
 }
 
-/** Positions of a run's control bytes (LF, CR, TAB, ESC), and of its line feeds. */
+/**
+ * Positions of a run's control bytes (LF, CR, TAB, ESC), of its line feeds,
+ * and where its lines with other characters than ASCII start.
+ */
 class Marks {
   ctl = new Int32Array(4096);
   ctls = 0;
   lf = new Int32Array(1024);
   lfs = 0;
+  wide = new Int32Array(256);
+  wides = 0;
 
   clear(): void {
-    this.ctls = this.lfs = 0;
+    this.ctls = this.lfs = this.wides = 0;
   }
 
   addCtl(i: number): void {
@@ -82,6 +89,11 @@ class Marks {
     if (this.lfs === this.lf.length) this.lf = grown(this.lf);
     this.lf[this.lfs++] = i;
   }
+
+  addWide(i: number): void {
+    if (this.wides === this.wide.length) this.wide = grown(this.wide);
+    this.wide[this.wides++] = i;
+  }
 }
 
 function grown(a: Int32Array): Int32Array<ArrayBuffer> {
@@ -91,17 +103,45 @@ function grown(a: Int32Array): Int32Array<ArrayBuffer> {
 }
 
 /**
- * Index of the first byte at or after `from` that a run cannot hold: a
- * byte outside printable ASCII, CR, LF and TAB, or an escape sequence other
- * than a whole SGR (`ESC [ <digits ; :> m`). Notes the control bytes before
- * it in `marks` (when given). Four bytes at a time where they are aligned:
- * a word with no byte below 0x20 or above 0x7e is skipped whole.
+ * The length of the UTF-8 sequence at `data[i]` (a byte of 0x80 or more)
+ * when it is whole and valid and encodes a printable character (not a C1
+ * control, U+0080 to U+009F, which xterm would run); 0 otherwise.
  */
-export function runEnd(data: Uint8Array, from: number, marks?: Marks): number {
+function utf8Length(data: Uint8Array, i: number): number {
+  const b = data[i];
+  const c1 = data[i + 1] ?? 0;
+  if ((c1 & 0xc0) !== 0x80) return 0;
+  if (b >= 0xc2 && b <= 0xdf) return b === 0xc2 && c1 < 0xa0 ? 0 : 2;
+  const c2 = data[i + 2] ?? 0;
+  if ((c2 & 0xc0) !== 0x80) return 0;
+  if (b >= 0xe0 && b <= 0xef) {
+    if (b === 0xe0 && c1 < 0xa0) return 0; // overlong
+    if (b === 0xed && c1 >= 0xa0) return 0; // a surrogate
+    return 3;
+  }
+  const c3 = data[i + 3] ?? 0;
+  if ((c3 & 0xc0) !== 0x80 || b < 0xf0 || b > 0xf4) return 0;
+  if ((b === 0xf0 && c1 < 0x90) || (b === 0xf4 && c1 >= 0x90)) return 0;
+  return 4;
+}
+
+/**
+ * Index of the first byte at or after `from` that a run cannot hold: a
+ * control byte other than CR, LF and TAB, an escape sequence other than a
+ * whole SGR (`ESC [ <digits ; :> m`), a byte of invalid UTF-8, a TAB in a
+ * line with other characters than ASCII, or the start of such a line
+ * longer than `maxWide` bytes. Notes the control bytes and those lines
+ * before it in `marks` (when given). Four bytes at a time where they are
+ * aligned: a word with no byte below 0x20 or above 0x7e is skipped whole.
+ */
+export function runEnd(data: Uint8Array, from: number, marks?: Marks, maxWide = Infinity): number {
   const n = data.length;
   const off = data.byteOffset;
   const base = (off + 3) & ~3;
   const words = new Uint32Array(data.buffer, base, Math.max(0, (off + n - base) >> 2));
+  let line = from;
+  let tab = false;
+  let wide = false;
   let i = from;
   while (i < n) {
     const at = off + i;
@@ -117,8 +157,23 @@ export function runEnd(data: Uint8Array, from: number, marks?: Marks): number {
       i++;
       continue;
     }
-    if (b === LF) marks?.addLf(i);
-    else if (b !== CR && b !== TAB) {
+    if (b >= 0x80) {
+      const len = utf8Length(data, i);
+      if (len === 0 || tab) return i;
+      if (!wide) marks?.addWide(line);
+      wide = true;
+      i += len;
+      continue;
+    }
+    if (b === LF) {
+      if (wide && i - line > maxWide) return line;
+      marks?.addLf(i);
+      line = i + 1;
+      tab = wide = false;
+    } else if (b === TAB) {
+      if (wide) return i;
+      tab = true;
+    } else if (b !== CR) {
       if (b !== ESC || data[i + 1] !== 0x5b) return i;
       let j = i + 2;
       while (j < n && data[j] >= 0x30 && data[j] <= 0x3b) j++; // digits, ':' and ';'
@@ -131,6 +186,12 @@ export function runEnd(data: Uint8Array, from: number, marks?: Marks): number {
     i++;
   }
   return n;
+}
+
+/** Whether a chunk of output is mostly text a run can hold (from its first line feed on): worth holding. */
+export function plainText(data: Uint8Array): boolean {
+  const lf = data.indexOf(LF);
+  return lf >= 0 && 2 * (runEnd(data, lf + 1) - lf) > data.length;
 }
 
 /** Where a pane's output is parsed: xterm, with the compact scrollback beside it. */
@@ -187,7 +248,7 @@ export class FastForward {
       const start = lf + 1;
       const marks = this.#marks;
       marks.clear();
-      const end = runEnd(data, start, marks);
+      const end = runEnd(data, start, marks, (SCRATCH_ROWS - 2) * (this.#term.cols - 1));
       // The run's last `need` line feeds are xterm's: they evict every row it held before.
       let j = marks.lfs - need - 1;
       while (j >= 0 && data[marks.lf[j] - 1] !== CR) j--;
@@ -246,7 +307,7 @@ export class FastForward {
     const cols = this.#term.cols;
     const buf = this.#core.buffers.normal;
     const sb = this.#scrollback;
-    const { ctl, ctls } = this.#marks;
+    const { ctl, ctls, wide, wides } = this.#marks;
     sb.storeAhead(buf.lines.length - 1);
     if (this.#row.length !== cols) this.#row = new Uint8Array(cols).fill(32);
     const row = this.#row;
@@ -294,7 +355,21 @@ export class FastForward {
       }
     };
     let p = from;
+    let w = 0;
     for (let c = 0; c < ctls; c++) {
+      if (w < wides && wide[w] === p && p < to) {
+        // A line with other characters than ASCII: xterm lays it out, on a terminal of its own.
+        w++;
+        while (data[ctl[c]] !== LF) {
+          const i = ctl[c++];
+          if (data[i] === ESC) (sgr ??= []).push(data.subarray(i, data.indexOf(0x6d, i) + 1));
+        }
+        const lf = ctl[c];
+        rows += this.#wideLine(data, p, lf, x);
+        x = Math.min(scratchOf(cols).core.buffers.normal.x, cols - 1);
+        p = lf + 1;
+        continue;
+      }
       const i = ctl[c];
       if (i >= to) break;
       if (i > p) print(p, i);
@@ -315,6 +390,52 @@ export class FastForward {
     this.skipped += rows;
     if (sgr) { for (const s of sgr) this.#parse(s); }
   }
+
+  /**
+   * Lays out the line `data[from, to)` (up to its LF, printed from column
+   * `x` of an empty row) on the worker's scratch terminal and stores its
+   * rows; returns how many.
+   */
+  #wideLine(data: Uint8Array, from: number, to: number, x: number): number {
+    const scratch = scratchOf(this.#term.cols);
+    scratch.parse(x > 0 ? enc.encode(`${CLEAR}\x1b[${x + 1}G`) : CLEAR_BYTES);
+    scratch.parse(data.subarray(from, to));
+    const buf = scratch.core.buffers.normal;
+    for (let y = 0; y <= buf.y; y++) this.#scrollback.pushLine(buf.lines.get(y)!);
+    return buf.y + 1;
+  }
+}
+
+const enc = new TextEncoder();
+/** Home, erase the screen (and every row's wrap), default colours. */
+const CLEAR = "\x1b[H\x1b[2J\x1b[0m";
+const CLEAR_BYTES = enc.encode(CLEAR);
+/** Rows of the scratch terminal: a line of other characters than ASCII is held to fewer (`runEnd`'s `maxWide`). */
+const SCRATCH_ROWS = 66;
+
+interface Scratch {
+  core: Core;
+  parse(data: Uint8Array): void;
+}
+/** The worker's scratch terminals by width (one for all its panes of that width). */
+const scratches = new Map<number, Scratch>();
+
+function scratchOf(cols: number): Scratch {
+  let s = scratches.get(cols);
+  if (!s) {
+    const term = new xterm.Terminal({
+      cols,
+      rows: SCRATCH_ROWS,
+      scrollback: 0,
+      allowProposedApi: true,
+      logLevel: "off",
+    });
+    // deno-lint-ignore no-explicit-any
+    const core = (term as any)._core;
+    s = { core, parse: (d) => core._writeBuffer.writeSync(d) };
+    scratches.set(cols, s);
+  }
+  return s;
 }
 
 /** A flood's output read from its PTY and held to be parsed in one batch. */

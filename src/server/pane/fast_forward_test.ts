@@ -64,22 +64,29 @@ const SGR = [
   "\x1b[m",
   "\x1b[7m",
 ];
-const OTHER = [
-  "é",
+/** What ends a run (a raw byte list is invalid UTF-8). */
+const OTHER: (string | number[])[] = [
   "\x07",
   "\x1b[2K",
   "\x1b[A",
   "\x1b]0;title\x07",
-  "漢",
   "\x1b[3;5r\x1b[r",
   "\x1b(0q\x1b(B",
   "\x08",
+  "\u0085", // a C1 control in UTF-8
+  [0xff],
+  [0xe6, 0x97], // cut short
+  [0xc0, 0xaf], // overlong
+  "é\tafter a tab",
 ];
+/** Characters other than ASCII a run lays out on the scratch terminal. */
+const WIDE = ["é", "─", "✓", "→", "€", "日本語", "변경", "e\u0301", "\u0301x", "🙂", "\u200b", "ｱ"];
 
 /** Random output of `lines` lines: mostly plain text, with what a run must handle and (if `other`) what ends one. */
 function stream(seed: number, lines: number, cols: number, other: boolean): Uint8Array {
   const r = rng(seed);
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const parts: Uint8Array[] = [];
   let out = "";
   for (let i = 0; i < lines; i++) {
     const kind = r();
@@ -93,12 +100,30 @@ function stream(seed: number, lines: number, cols: number, other: boolean): Uint
     else if (kind < 0.3) line = `${word()}${word()}\r${word()}`; // overwrite
     else if (kind < 0.4) line = `${pick(SGR)}${word()}${pick(SGR)} ${word()}`;
     else if (kind < 0.42) line = `${"z".repeat(cols)}\t!`; // tab at the pending wrap
+    else if (kind < 0.47) line = `${word()} ${pick(WIDE)} ${pick(SGR)}${word()}${pick(WIDE)}`;
+    else if (kind < 0.49) {
+      line = `${"w".repeat(cols - 1 - Math.floor(r() * 2))}漢字${pick(WIDE).repeat(cols)}`; // wide at the edge
+    } else if (kind < 0.51) line = `漢字${pick(WIDE)}漢\r${r() < 0.5 ? " a" : "ab"}`; // written over
     else line = `${word()} ${word()} ${i}`;
-    if (other && r() < 0.01) line += pick(OTHER);
-    const eol = r() < 0.02 ? "\n" : "\r\n"; // a bare LF now and then
-    out += line + eol;
+    out += line;
+    if (other && r() < 0.01) {
+      const o = pick(OTHER);
+      if (typeof o === "string") out += o;
+      else {
+        parts.push(enc.encode(out), new Uint8Array(o));
+        out = "";
+      }
+    }
+    out += r() < 0.02 ? "\n" : "\r\n"; // a bare LF now and then
   }
-  return enc.encode(out);
+  parts.push(enc.encode(out));
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return all;
 }
 
 /** Splits `data` into batches of random sizes, cutting anywhere (inside sequences too). */
@@ -173,6 +198,11 @@ Deno.test("runEnd: stops at what a run cannot hold, takes whole SGR sequences", 
   assert.equal(at("a\x1b[1;38:5:3mb"), 13);
   assert.equal(at("a\x1b[?25lb"), 1);
   assert.equal(at("a\x1b[1"), 1); // cut before its final byte
-  assert.equal(at("aé"), 1);
+  assert.equal(at("aé漢🙂b"), 11);
+  assert.equal(at("a\u0085b"), 1); // C1
+  assert.equal(runEnd(new Uint8Array([0x61, 0xe6, 0x97]), 0), 1); // cut short
   assert.equal(at("a\x07"), 1);
+  assert.equal(at("x\r\né\tb"), 5); // a TAB in a line with other characters than ASCII
+  assert.equal(at("x\r\n\tb é"), 6);
+  assert.equal(runEnd(enc.encode("x\r\né long line\r\n"), 0, undefined, 8), 3); // at its start
 });

@@ -6,7 +6,11 @@
  * Parsing and flow control: each chunk read from the PTY is parsed at once,
  * synchronously (xterm's `WriteBuffer.writeSync`), so the PTY is not read
  * again until the chunk is on the screen: the kernel's PTY buffer is the
- * only queue, and a flood blocks the writer like a real terminal does.
+ * only queue, and a flood blocks the writer like a real terminal does. A
+ * flood of plain text is the exception: up to {@link HOLD_BYTES} of it is
+ * held and parsed in one batch, at most {@link HOLD_MS} later (or at once
+ * for a request on the pane), so that the rows it scrolls away within the
+ * batch skip xterm (./fast_forward.ts).
  * xterm's own async `write` would parse in 12 ms slices separated by
  * `setTimeout(0)` hops, which Deno clamps (~25% of a core idle while a
  * flood waits). Without `writeSync` (another xterm version) the pane falls
@@ -36,7 +40,7 @@ import type { Scrollback } from "./scrollback.ts";
 import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
 import { createTerminal } from "./terminal.ts";
-import { FastForward, Held } from "./fast_forward.ts";
+import { FastForward, Held, plainText } from "./fast_forward.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
 import { MAX_DELAY_MS, releaser, WATCHED_MAX_DELAY_MS } from "./release.ts";
 import { niceThisThread, type Spawn, spawnHere, spawnThrough } from "./spawner.ts";
@@ -238,14 +242,18 @@ const WATCHED_TURN_HELD = 128 * 1024;
 /** After a batch with nothing to skip (not plain text), this much output is parsed as it comes. */
 const HOLD_PAUSE_BYTES = 1024 * 1024;
 
-/** A chunk read from a pane's PTY: held while it floods plain text, else parsed now. */
+/**
+ * A chunk read from a pane's PTY: held while the pane floods plain text,
+ * else parsed now (with what was held before it). A full-screen program's
+ * redraws (cursor addressing) are never held.
+ */
 function take(pane: Pane, data: Uint8Array) {
   const now = performance.now();
   // Output after a quiet spell (not one of our pauses) is news: its report goes at once, not
   // at the end of a turn that may spend its budget on floods first.
   const news = now - Math.max(pane.lastDataAt, pane.resumedAt) > CHANGE_FLUSH_MS;
   releaser.churn(data.length, now);
-  if (!news && pane.jump && pane.bytesIn >= pane.holdFrom) {
+  if (!news && pane.jump && pane.bytesIn >= pane.holdFrom && plainText(data)) {
     pane.lastDataAt = now;
     pane.held.add(data);
     pane.pending += data.length;

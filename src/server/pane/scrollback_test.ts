@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
-import { lineText, RowStore, Scrollback, stagingRows } from "./scrollback.ts";
+import { Scrollback, stagingRows } from "./scrollback.ts";
+import { lineText, RowStore } from "./row_store.ts";
 import { lineHash, textHash } from "./row_hash.ts";
 import { changedSince, readLines, searchLines, takeSnapshot } from "./screen.ts";
 
