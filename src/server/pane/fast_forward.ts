@@ -147,7 +147,7 @@ export function runEnd(data: Uint8Array, from: number, marks?: Marks, maxWide = 
     const at = off + i;
     if ((at & 3) === 0 && i + 4 <= n) {
       const w = words[(at - base) >> 2];
-      if (((((w - 0x20202020) & ~w) | (w + 0x01010101)) & 0x80808080) === 0) {
+      if (((((w - 0x20202020) & ~w) | (w + 0x01010101) | w) & 0x80808080) === 0) {
         i += 4;
         continue;
       }
@@ -318,7 +318,15 @@ export class FastForward {
     /** The row as it is in `data` (direct) or in `row`. */
     let direct = false;
     let dFrom = 0;
-    let sgr: Uint8Array[] | null = null;
+    /** The SGR sequences since the last that starts with a reset (`ESC [ m`, `ESC [ 0 m`, `ESC [ 0 ; ...`). */
+    let sgr: number[] = [];
+    const colour = (i: number) => {
+      const end = data.indexOf(0x6d, i) + 1;
+      const b = data[i + 2];
+      if (b === 0x6d || (b === 0x30 && (data[i + 3] === 0x6d || data[i + 3] === 0x3b))) sgr = [];
+      sgr.push(i, end);
+      return end;
+    };
     let rows = 0;
     const newRow = (soft: boolean) => {
       if (direct) sb.pushRow(data, dFrom, dFrom + end, wrapped);
@@ -362,7 +370,7 @@ export class FastForward {
         w++;
         while (data[ctl[c]] !== LF) {
           const i = ctl[c++];
-          if (data[i] === ESC) (sgr ??= []).push(data.subarray(i, data.indexOf(0x6d, i) + 1));
+          if (data[i] === ESC) colour(i);
         }
         const lf = ctl[c];
         rows += this.#wideLine(data, p, lf, x);
@@ -383,12 +391,11 @@ export class FastForward {
       } else if (b === TAB) {
         if (x < cols) x = buf.nextStop(x);
       } else { // an SGR sequence (runEnd checked it)
-        p = data.indexOf(0x6d, i) + 1;
-        (sgr ??= []).push(data.subarray(i, p));
+        p = colour(i);
       }
     }
     this.skipped += rows;
-    if (sgr) { for (const s of sgr) this.#parse(s); }
+    if (sgr.length) this.#parse(sgrBytes(data, sgr));
   }
 
   /**
@@ -406,12 +413,26 @@ export class FastForward {
   }
 }
 
+/** The sequences `data[sgr[0], sgr[1])`, `data[sgr[2], sgr[3])`, ... in one buffer. */
+function sgrBytes(data: Uint8Array, sgr: number[]): Uint8Array {
+  if (sgr.length === 2) return data.subarray(sgr[0], sgr[1]);
+  let n = 0;
+  for (let k = 0; k < sgr.length; k += 2) n += sgr[k + 1] - sgr[k];
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (let k = 0; k < sgr.length; k += 2) {
+    out.set(data.subarray(sgr[k], sgr[k + 1]), at);
+    at += sgr[k + 1] - sgr[k];
+  }
+  return out;
+}
+
 const enc = new TextEncoder();
 /** Home, erase the screen (and every row's wrap), default colours. */
 const CLEAR = "\x1b[H\x1b[2J\x1b[0m";
 const CLEAR_BYTES = enc.encode(CLEAR);
 /** Rows of the scratch terminal: a line of other characters than ASCII is held to fewer (`runEnd`'s `maxWide`). */
-const SCRATCH_ROWS = 66;
+const SCRATCH_ROWS = 8;
 
 interface Scratch {
   core: Core;

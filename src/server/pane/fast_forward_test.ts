@@ -49,12 +49,15 @@ function pair(cols: number, rows: number, scrollback: number) {
     const ba = ca.buffers.active, bb = cb.buffers.active;
     assert.deepEqual([bb.x, bb.y, bb.ybase, bb.ydisp], [ba.x, ba.y, ba.ybase, ba.ydisp], `${what}: cursor`);
     const aa = ca._inputHandler._curAttrData, ab = cb._inputHandler._curAttrData;
-    assert.deepEqual([ab.fg, ab.bg], [aa.fg, aa.bg], `${what}: current colours`);
+    assert.deepEqual([ab.fg, ab.bg, ab.extended], [aa.fg, aa.bg, aa.extended], `${what}: current colours`);
   };
   return { feed, same, jump };
 }
 
 const SGR = [
+  "\x1b[0;1;4:3;58;5;3m",
+  "\x1b[4:2m\x1b[58:2::1:2:3m",
+  "\x1b[01;32m",
   "\x1b[0m",
   "\x1b[1;31m",
   "\x1b[44m",
@@ -200,6 +203,13 @@ Deno.test("runEnd: stops at what a run cannot hold, takes whole SGR sequences", 
   assert.equal(at("a\x1b[1"), 1); // cut before its final byte
   assert.equal(at("aé漢🙂b"), 11);
   assert.equal(at("a\u0085b"), 1); // C1
+  for (const bad of [0xff, 0x80, 0x7f]) { // inside an aligned word of four
+    assert.equal(
+      runEnd(new Uint8Array([0x61, 0x62, 0x63, bad, 0x0d, 0x0a, 0x61, 0x62]), 0),
+      3,
+      `byte ${bad}`,
+    );
+  }
   assert.equal(runEnd(new Uint8Array([0x61, 0xe6, 0x97]), 0), 1); // cut short
   assert.equal(at("a\x07"), 1);
   assert.equal(at("x\r\né\tb"), 5); // a TAB in a line with other characters than ASCII
