@@ -110,6 +110,8 @@ export class PanePool {
   #watchingAll = 0;
   /** Clients watching some panes' output live: how many watch each pane. */
   #watchedPanes = new Map<number, number>();
+  /** How many workers have watched panes, in memory every worker reads (see `WatchedMessage`). */
+  #anyWatched = new Int32Array(new SharedArrayBuffer(4));
 
   /**
    * Starts `size` workers; `onEvent` receives what panes report. A worker
@@ -161,7 +163,13 @@ export class PanePool {
       this.#fail(slot, e.message || "uncaught error");
     };
     worker.onmessageerror = () => this.#fail(slot, "a message could not be read");
-    worker.postMessage({ watched: slot.watched, requests: requests.buffer } satisfies WatchedMessage);
+    worker.postMessage(
+      {
+        watched: slot.watched,
+        requests: requests.buffer,
+        anyWatched: this.#anyWatched.buffer,
+      } satisfies WatchedMessage,
+    );
     const { port1, port2 } = new MessageChannel();
     this.#spawner.postMessage({ port: port1 }, [port1]);
     worker.postMessage({ spawner: port2 } satisfies SpawnerMessage, [port2]);
@@ -233,6 +241,7 @@ export class PanePool {
       const slot = this.#home.get(id);
       if (slot) wanted.add(slot);
     }
+    Atomics.store(this.#anyWatched, 0, wanted.size);
     for (const slot of this.#slots) {
       if (slot.failed) continue;
       if (wanted.has(slot)) {

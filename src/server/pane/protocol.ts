@@ -102,6 +102,12 @@ export interface WatchedMessage {
    * message port (./panes.ts).
    */
   requests?: SharedArrayBuffer;
+  /**
+   * Sent once, at the start: an Int32Array's memory where the main thread
+   * keeps how many workers have panes someone watches (./panes.ts: while
+   * there are any, every worker paces the plain-text floods it holds).
+   */
+  anyWatched?: SharedArrayBuffer;
 }
 
 /** The port to the spawner (./spawner.ts), sent once, at the start (no reply). */
