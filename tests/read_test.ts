@@ -407,3 +407,40 @@ Deno.test("read: a plain read never shows an older screen than a read --since be
     }
   });
 });
+
+Deno.test("read: a flood of plain text and other characters keeps every row, in order, with jump scroll", async () => {
+  await withHost({ config: '{"terminal":{"scrollback_lines":30000}}' }, async (host) => {
+    // 24,000 numbered rows, every tenth with other characters than ASCII, some in colour, and
+    // lines long enough to wrap, written by one `cat`: held in batches, most of it laid out
+    // without xterm.
+    const text = Array.from({ length: 24000 }, (_, k) => {
+      const i = k + 1;
+      if (i % 10 === 3) return `${i} é─✓ 日本`;
+      if (i % 10 === 5) return `\x1b[1;3${i % 8}m${i}\x1b[0m`;
+      if (i % 10 === 7) return `${i} ${"0".repeat(300)}`;
+      return String(i);
+    }).join("\n");
+    await Deno.writeTextFile(`${host.dir}/flood.txt`, `${text}\nFLOOD-END\n`);
+    const id = await paneWith(host, "flood", `cat ${host.dir}/flood.txt; exec sleep 300`, "FLOOD-END");
+    // The whole history, newest page first (a read returns at most 4000 lines).
+    const lines: string[] = [];
+    for (let offset = 0;; offset += 4000) {
+      const page = await host.call<ReadResult>("surface.read", {
+        surface_id: id,
+        fenced: false,
+        lines: 4000,
+        offset,
+        join_wrapped: true,
+      });
+      lines.unshift(...page.text.split("\n"));
+      if (page.eof) break;
+    }
+    const numbers = lines.filter((l) => /^\d/.test(l)).map((l) => Number(l.split(" ")[0]));
+    assert.deepEqual(numbers, Array.from({ length: 24000 }, (_, i) => i + 1));
+    assert.ok(lines.includes("3 é─✓ 日本"), "the other characters as printed");
+    assert.ok(lines.includes(`7 ${"0".repeat(300)}`), "a wrapped line whole");
+    const stats = await host.call<{ workers: { jump_rows: number }[] }>("system.stats");
+    const jumped = stats.workers.reduce((n, w) => n + w.jump_rows, 0);
+    assert.ok(jumped > 5000, `rows laid out without xterm: ${jumped}`);
+  });
+});

@@ -145,6 +145,7 @@ const system = {
         trims: Int,
         trim_ms: Int,
         watched: z.boolean(),
+        jump_rows: Int,
       }),
     ),
     bus: Nullable(z.object({ subscribers: Int, max_queue: Int })),

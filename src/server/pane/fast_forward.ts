@@ -255,9 +255,16 @@ export class FastForward {
       if (j + 1 >= MIN_SKIP_ROWS) {
         this.#parse(data.subarray(parsed, start));
         parsed = start;
+        // A screen not full yet (a new pane, a clear): xterm parses a screenful more, then again.
+        const rows = this.#term.rows;
+        if (!this.#ready() && this.#core.buffers.normal.y < rows - 1 && j + 1 - rows >= MIN_SKIP_ROWS) {
+          const at = marks.lf[rows - 1] + 1;
+          this.#parse(data.subarray(parsed, at));
+          parsed = at;
+        }
         if (this.#ready()) {
           const cut = marks.lf[j] + 1;
-          this.#layOut(data, start, cut);
+          this.#layOut(data, parsed, cut);
           parsed = cut;
         }
       }
@@ -364,7 +371,10 @@ export class FastForward {
     };
     let p = from;
     let w = 0;
-    for (let c = 0; c < ctls; c++) {
+    while (w < wides && wide[w] < from) w++;
+    let c = 0;
+    while (c < ctls && ctl[c] < from) c++;
+    for (; c < ctls; c++) {
       if (w < wides && wide[w] === p && p < to) {
         // A line with other characters than ASCII: xterm lays it out, on a terminal of its own.
         w++;

@@ -10,7 +10,16 @@ import { sessionCall, sessionResized } from "../../session/worker.ts";
 import { buffer, olderRows, read } from "./views.ts";
 import { serializeScreen } from "./screen_state.ts";
 import { searchLines, snapshotModes } from "./screen.ts";
-import { afterWrites, clearPane, disposePane, isWatched, mustGet, panes, spawnPane } from "./panes.ts";
+import {
+  afterWrites,
+  clearPane,
+  disposePane,
+  isWatched,
+  jumpRows,
+  mustGet,
+  panes,
+  spawnPane,
+} from "./panes.ts";
 import { releaser } from "./release.ts";
 
 type Handlers = { [K in OpName]: (req: OpRequest<K>) => OpResult<K> | Promise<OpResult<K>> };
@@ -70,6 +79,7 @@ const handlers: Handlers = {
       trims: releaser.trims,
       trim_ms: Math.round(releaser.trimMs),
       watched: isWatched(),
+      jump_rows: jumpRows(),
     };
   },
   modes: (req) => {

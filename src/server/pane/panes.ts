@@ -116,7 +116,8 @@ const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 2);
  * too). The rest buys latency for watched output with a third or more of
  * the worker's throughput (bench/corpus.ts, 20 floods of the build mix:
  * 14.9–17.4 MiB/s watched, 25–31 MiB/s not), so it is taken only while
- * someone watches, and only by the workers of the panes watched.
+ * someone watches, and only by the workers of the panes watched (and by
+ * any worker holding plain-text floods, see {@link hostWatched}).
  */
 let watched = false;
 /** Requests the main thread has posted and this worker has not taken (see `WatchedMessage`). */
@@ -251,9 +252,11 @@ function flushChanges() {
  */
 const HOLD_MS = 25;
 const HOLD_BYTES = 128 * 1024;
-/** Output a turn may hold while someone watches (see `take`). */
+/** What a worker whose panes someone watches holds: its parses of held output stay short. */
+const WATCHED_HOLD_BYTES = 32 * 1024;
+/** Output a turn may hold while anything in the host is watched (see {@link hostWatched}). */
 const WATCHED_TURN_HELD = 64 * 1024;
-/** After a batch with nothing to skip (not plain text), this much output is parsed as it comes. */
+/** After a big batch with nothing to skip, this much output is parsed as it comes. */
 const HOLD_PAUSE_BYTES = 1024 * 1024;
 
 /**
@@ -271,7 +274,7 @@ function take(pane: Pane, data: Uint8Array) {
     pane.lastDataAt = now;
     pane.held.add(data);
     pane.pending += data.length;
-    if (pane.held.bytes >= (watched ? HOLD_BYTES / 4 : HOLD_BYTES)) parseHeld(pane);
+    if (pane.held.bytes >= (watched ? WATCHED_HOLD_BYTES : HOLD_BYTES)) parseHeld(pane);
     else pane.held.timer ??= setTimeout(() => parseHeld(pane), HOLD_MS);
     // While anything is watched, a turn holds at most WATCHED_TURN_HELD before the floods
     // wait (and the worker rests): see `hostWatched`.
@@ -295,6 +298,10 @@ function throttle(pane: Pane) {
   throttledPanes.add(pane);
 }
 
+/** Rows of held output laid out without xterm in this worker (`system.stats`). */
+let jumped = 0;
+export const jumpRows = (): number => jumped;
+
 /** Parses what `pane` holds, if anything (before a request is answered, at exit, at the deadline). */
 export function parseHeld(pane: Pane): void {
   if (!pane.held.bytes || panes.get(pane.id) !== pane) return pane.held.drop();
@@ -303,7 +310,12 @@ export function parseHeld(pane: Pane): void {
   pane.pending -= data.length;
   const skipped = pane.jump!.skipped;
   parse(pane, data, false, pane.jump, chunks);
-  if (pane.jump!.skipped === skipped) pane.holdFrom = pane.bytesIn + HOLD_PAUSE_BYTES;
+  // A big batch of plain text with nothing to skip (scroll margins, the cursor held off the
+  // bottom row): holding it buys nothing for a while.
+  if (pane.jump!.skipped === skipped && data.length >= WATCHED_HOLD_BYTES) {
+    pane.holdFrom = pane.bytesIn + HOLD_PAUSE_BYTES;
+  }
+  jumped += pane.jump!.skipped - skipped;
   scheduleDeferredDestroy(pane);
 }
 

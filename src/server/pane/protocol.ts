@@ -45,6 +45,8 @@ export interface WorkerStats {
   trims: number;
   trim_ms: number;
   watched: boolean;
+  /** Rows of plain-text floods laid out without xterm since the worker started (./fast_forward.ts). */
+  jump_rows: number;
 }
 
 /**
