@@ -127,7 +127,8 @@ export class Scrollback {
       // In the alternate screen ED 3 erases nothing (it has no scrollback).
       if (params[0] === 3 && core.buffers.active === core.buffers.normal) {
         sb.trimmed += sb.store.clear();
-        sb.#erasing = true;
+        // xterm trims the rows above the screen, if there are any, right after this.
+        sb.#erasing = core.buffers.normal.lines.length > term.rows;
       }
       return false;
     });
@@ -211,6 +212,8 @@ export class Scrollback {
       trimStart: (count: number) => {
         keepFirst(Math.min(count, lines.length));
         trimStart(count);
+        // ED 3's trim is done: rows that scroll out after it are history again.
+        this.#erasing = false;
       },
     });
   }

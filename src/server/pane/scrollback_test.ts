@@ -148,6 +148,18 @@ Deno.test("ED 3 and RIS erase the compact scrollback too", () => {
   assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active));
 });
 
+Deno.test("rows that scroll out after ED 3 in the same chunk are history", () => {
+  for (const before of [400, 2]) { // with rows above the screen to erase, and with none
+    const { small, sb, ref, feed } = pair(20, 5, 500);
+    let text = "";
+    for (let i = 1; i <= before; i++) text += `line ${i}\r\n`;
+    text += "\x1b[H\x1b[2J\x1b[3J";
+    for (let i = 1; i <= 300; i++) text += `after ${i}\r\n`;
+    feed(text);
+    assert.deepEqual(rows(sb.buffer(small.buffer.active)), rows(ref.buffer.active), `${before} rows before`);
+  }
+});
+
 Deno.test("the alternate screen shows alone; ED 3 there keeps the history", () => {
   const { small, sb, ref, feed } = pair(20, 5, 500);
   for (let i = 1; i <= 300; i++) feed(`line ${i}\r\n`);
