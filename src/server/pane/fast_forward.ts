@@ -328,11 +328,11 @@ export class FastForward {
     /** The SGR sequences since the last that starts with a reset (`ESC [ m`, `ESC [ 0 m`, `ESC [ 0 ; ...`). */
     let sgr: number[] = [];
     const colour = (i: number) => {
-      const end = data.indexOf(0x6d, i) + 1;
+      const after = data.indexOf(0x6d, i) + 1;
       const b = data[i + 2];
       if (b === 0x6d || (b === 0x30 && (data[i + 3] === 0x6d || data[i + 3] === 0x3b))) sgr = [];
-      sgr.push(i, end);
-      return end;
+      sgr.push(i, after);
+      return after;
     };
     let rows = 0;
     const newRow = (soft: boolean) => {

@@ -206,7 +206,7 @@ export class PanePool {
    * the panes `ids`, or of every pane (null); returns its release. The
    * workers of watched panes rest between flood turns so that output, pings
    * and events find a free core; the other workers parse their floods flat
-   * out.
+   * out, but pace the plain-text floods they hold (./panes.ts `hostWatched`).
    */
   watch(ids: Iterable<number> | null = null): () => void {
     const only = ids ? [...ids] : null;
