@@ -290,11 +290,13 @@ Deno.test("wait: a pane that exits or closes while waited on is exit 1 with the 
       const dir = `${host.dir}/anyexit`;
       await Deno.mkdir(dir);
       const quitter = await newPane(host, "stty -echo; read x; exit 2", "quitter", dir);
-      const stayer = await newPane(host, "stty -echo; exec cat", "stayer", dir);
+      // It says when its echo is off: a line typed before that would be echoed (a loaded machine).
+      const stayer = await newPane(host, "stty -echo; echo ready; exec cat", "stayer", dir);
       await waitUntil("both panes in the dir", async () => {
         const { surfaces } = await host.call<{ surfaces: { cwd: string }[] }>("surface.list");
         return surfaces.filter((p) => p.cwd === dir).length === 2;
       });
+      await waitUntil("the stayer's echo off", () => screenHas(host, String(stayer), "ready"));
       const [anyWait] = await startWaits(host, [["--match", `cwd:${dir}`, "--pattern", "LAST", "--any"]]);
       waits.push(anyWait);
       await typeLine(host, quitter, "bye");
@@ -303,7 +305,7 @@ Deno.test("wait: a pane that exits or closes while waited on is exit 1 with the 
       await typeLine(host, stayer, "LAST");
       const rAny = await finish(anyWait);
       assert.equal(rAny.code, 0, rAny.stderr);
-      assert.equal(rAny.stdout, `${stayer} (stayer): line 1: LAST`);
+      assert.equal(rAny.stdout, `${stayer} (stayer): line 2: LAST`);
 
       // A pane that had already exited cannot satisfy a wait: exit 1 at once, not a timeout.
       await waitUntil("the gone pane to exit", () => hasExited(host, gone));
