@@ -425,14 +425,19 @@ export class FastForward {
 
 /** The sequences `data[sgr[0], sgr[1])`, `data[sgr[2], sgr[3])`, ... in one buffer. */
 function sgrBytes(data: Uint8Array, sgr: number[]): Uint8Array {
-  if (sgr.length === 2) return data.subarray(sgr[0], sgr[1]);
-  let n = 0;
-  for (let k = 0; k < sgr.length; k += 2) n += sgr[k + 1] - sgr[k];
-  const out = new Uint8Array(n);
+  const parts: Uint8Array[] = [];
+  for (let k = 0; k < sgr.length; k += 2) parts.push(data.subarray(sgr[k], sgr[k + 1]));
+  return joined(parts);
+}
+
+/** `parts` in one buffer (the one part itself when there is one). */
+function joined(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (let k = 0; k < sgr.length; k += 2) {
-    out.set(data.subarray(sgr[k], sgr[k + 1]), at);
-    at += sgr[k + 1] - sgr[k];
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
   }
   return out;
 }
@@ -487,15 +492,7 @@ export class Held {
 
   /** Everything held, in one buffer; holds nothing after. */
   take(): Uint8Array {
-    const chunks = this.#chunks;
-    const out = chunks.length === 1 ? chunks[0] : new Uint8Array(this.bytes);
-    if (chunks.length > 1) {
-      let at = 0;
-      for (const c of chunks) {
-        out.set(c, at);
-        at += c.length;
-      }
-    }
+    const out = joined(this.#chunks);
     this.drop();
     return out;
   }
