@@ -18,7 +18,10 @@
  *
  *   deno run -A bench/corpus.ts [--workloads log,build,cjk,claude] [--parts ingest,fanout]
  *     [--ingest-mib 100] [--fanout-mib 20] [--panes 20] [--reps 3] [--poll-ms 50]
- *     [--workers N]
+ *     [--workers N] [--watch-after]
+ *
+ * The latency probes' client watches its pane from before the last rep's
+ * floods open their panes; `--watch-after` starts it once they are open.
  *
  * Prints a table per workload and writes bench/out/corpus.json.
  *
@@ -44,6 +47,7 @@ const { values: argv } = parseArgs({
     reps: { type: "string", default: "3" },
     "poll-ms": { type: "string", default: "50" },
     workers: { type: "string", default: "0" },
+    "watch-after": { type: "boolean", default: false },
   },
 });
 const o = {
@@ -55,6 +59,7 @@ const o = {
   reps: Number(argv.reps),
   pollMs: Number(argv["poll-ms"]),
   workers: Number(argv.workers),
+  watchAfter: argv["watch-after"],
 };
 for (const w of o.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
 
@@ -244,16 +249,20 @@ async function runPart(
     for (const side of order) {
       if (side === "ours") {
         const base = await settledRss(ours.host.pid, { quietMs: 300 });
-        const ids: number[] = [];
-        for (let i = 0; i < n; i++) ids.push(await ours.create(command));
         // The latency probes run in the last rep only; throughput is the median of the others.
         const measure = part === "fanout" && stampId !== null && rep === o.reps - 1;
-        const pinger = measure
-          ? await probe("./pinger.ts", { socket: ours.host.socket, intervalMs: 10 })
-          : null;
-        const prober = measure
-          ? await probe("./prober.ts", { socket: ours.host.socket, surfaceId: stampId })
-          : null;
+        const probes = async () =>
+          measure
+            ? [
+              await probe("./pinger.ts", { socket: ours.host.socket, intervalMs: 10 }),
+              await probe("./prober.ts", { socket: ours.host.socket, surfaceId: stampId }),
+            ]
+            : [null, null];
+        // The probe watches its pane before the floods' panes open, or (--watch-after) once they have.
+        let [pinger, prober] = o.watchAfter ? [null, null] : await probes();
+        const ids: number[] = [];
+        for (let i = 0; i < n; i++) ids.push(await ours.create(command));
+        if (o.watchAfter) [pinger, prober] = await probes();
         const cpu0 = threadCpu(ours.host.pid);
         const t0 = performance.now();
         await Promise.all(
@@ -285,9 +294,9 @@ async function runPart(
       }
     }
     console.error(
-      `  ${file.name} ${part} rep ${rep + 1}: ours ${Math.round(res.ours.ms.at(-1)!)} ms, tmux ${
-        Math.round(res.tmux.ms.at(-1)!)
-      } ms`,
+      `  ${file.name} ${part} rep ${rep + 1}: ours ${
+        Math.round(rep === o.reps - 1 && res.probedMs ? res.probedMs : res.ours.ms.at(-1)!)
+      } ms, tmux ${Math.round(res.tmux.ms.at(-1)!)} ms`,
     );
   }
   return res;

@@ -34,6 +34,7 @@ const { values: argv } = parseArgs({
     panes: { type: "string", default: "10" },
     top: { type: "string", default: "12" },
     "poll-ms": { type: "string", default: "0" },
+    watched: { type: "boolean", default: false },
     child: { type: "boolean", default: false },
   },
 });
@@ -60,6 +61,12 @@ async function profileOne(workload: Workload, part: "ingest" | "fanout", dir: st
     new Promise<Record<string, unknown>>((resolve) => (onMsg = (d) => pred(d) && resolve(d)));
   const loaded = next((d) => d.loaded === true);
   await loaded;
+  if (argv.watched) {
+    // As the pool tells a worker one of its panes is watched (src/server/pane/pool.ts).
+    const any = new Int32Array(new SharedArrayBuffer(4));
+    any[0] = 1;
+    w.postMessage({ watched: true, requests: new SharedArrayBuffer(4), anyWatched: any.buffer });
+  }
   const started = next((d) => d.started === true);
   w.postMessage("profile-start");
   await started;
@@ -93,7 +100,11 @@ async function profileOne(workload: Workload, part: "ingest" | "fanout", dir: st
   console.log("messages", JSON.stringify(counts));
   const stopped = next((d) => "profile" in d);
   w.postMessage("profile-stop");
-  const { profile } = await stopped as unknown as { profile: Profile };
+  const { profile, ran, waited } = await stopped as unknown as {
+    profile: Profile;
+    ran: number;
+    waited: number;
+  };
   w.terminate();
   await Deno.remove(file.path);
   await Deno.mkdir(`${ROOT}bench/out`, { recursive: true });
@@ -107,6 +118,11 @@ async function profileOne(workload: Workload, part: "ingest" | "fanout", dir: st
     `\n## ${workload} ${part}: ${n} pane(s) x ${mib} MiB, ${(wall / 1000).toFixed(2)} s wall, ${
       (total / 1000).toFixed(2)
     } s busy (idle ${((cats.get("idle") ?? 0) / 1000).toFixed(2)} s)`,
+  );
+  console.log(
+    `  the worker's thread: ${(ran / 1000).toFixed(2)} s on a core (${
+      (ran / (n * mib)).toFixed(1)
+    } ms/MiB), ${(waited / 1000).toFixed(2)} s waiting for one`,
   );
   for (const [c, ms] of [...cats].filter(([c]) => c !== "idle").sort((a, b) => b[1] - a[1])) {
     console.log(`  ${pct(ms)}  ${c}`);

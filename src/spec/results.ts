@@ -145,6 +145,7 @@ const system = {
         trims: Int,
         trim_ms: Int,
         watched: z.boolean(),
+        pacing: z.boolean(),
         jump_rows: Int,
       }),
     ),

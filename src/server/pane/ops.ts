@@ -14,6 +14,7 @@ import {
   afterWrites,
   clearPane,
   disposePane,
+  hostWatched,
   isWatched,
   jumpRows,
   mustGet,
@@ -79,6 +80,7 @@ const handlers: Handlers = {
       trims: releaser.trims,
       trim_ms: Math.round(releaser.trimMs),
       watched: isWatched(),
+      pacing: hostWatched(),
       jump_rows: jumpRows(),
     };
   },

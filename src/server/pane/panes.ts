@@ -122,18 +122,21 @@ const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 2);
 let watched = false;
 /** Requests the main thread has posted and this worker has not taken (see `WatchedMessage`). */
 let requests: Int32Array | null = null;
-/** How many workers have panes someone watches (see `WatchedMessage`). */
+/** How many workers have a watched pane beside panes nobody watches (see `WatchedMessage`). */
 let anyWatched: Int32Array | null = null;
 /**
- * Someone watches output of a pane in the host, this worker's or another's.
- * A flood of plain text costs a worker little to read and hold
- * (./fast_forward.ts), so its writer and the kernel's PTY work, not the
- * parse, then fill the cores: every worker paces the floods it holds while
- * anything is watched (`take`), or the watched pane's output waits for a
- * core (20 floods of build output, one pane watched: output → frame p99
- * 22.8–26.6 ms with only its worker pacing, 18.0 ms with every worker).
+ * Someone watches output of this worker's panes, or of a pane that shares
+ * its worker with panes nobody watches: that pane's output is read only
+ * between its neighbours' chunks. A flood of plain text costs a worker
+ * little to read and hold (./fast_forward.ts), so its writer and the
+ * kernel's PTY work, not the parse, then fill the cores: every worker paces
+ * the floods it holds meanwhile (`take`), or the watched pane's output
+ * waits for a core (20 floods of build output, one pane watched beside a
+ * third of them: output → frame p99 22.8–26.6 ms with only its worker
+ * pacing, 18.0 ms with every worker). A watched pane on a worker of its
+ * own (new panes start beside none, ./pool.ts) needs none of it.
  */
-const hostWatched = () =>
+export const hostWatched = (): boolean =>
   watched || waitsPending() || (anyWatched !== null && Atomics.load(anyWatched, 0) > 0);
 /** Whether a client watches output of this worker's panes (`system.stats`). */
 export const isWatched = (): boolean => watched;

@@ -79,3 +79,28 @@ Deno.test("pane pool: only the workers of watched panes are told they are watche
     pool.terminate();
   }
 });
+
+Deno.test("pane pool: new panes start beside no watched pane; floods are paced only while one has neighbours", async () => {
+  const pool = new PanePool(2, () => {});
+  // Each worker's panes, "p" where it paces the plain-text floods it holds.
+  const layout = async () => (await pool.stats()).map((w) => `${w.panes}${w.pacing ? "p" : ""}`).join(",");
+  try {
+    await pool.spawn(spawnOpts(1)); // the first worker
+    const one = pool.watch([1]);
+    await pool.spawn(spawnOpts(2));
+    await pool.spawn(spawnOpts(3)); // not beside pane 1: both on the second worker
+    // Pane 1's worker rests for it; the second worker parses flat out.
+    await until("pane 1's worker watched", async () => await layout() === "1p,2");
+    const two = pool.watch([2]); // beside pane 3, which nobody watches: every worker paces
+    await until("every worker pacing", async () => await layout() === "1p,2p");
+    two();
+    await until("the second worker flat out again", async () => await layout() === "1p,2");
+    one();
+    await until("nobody watched", async () => await layout() === "1,2");
+    await pool.spawn(spawnOpts(4)); // nothing watched: the worker with the fewest panes
+    assert.equal(await layout(), "2,2");
+  } finally {
+    for (const id of [1, 2, 3, 4]) await pool.dispose(id).catch(() => {});
+    pool.terminate();
+  }
+});

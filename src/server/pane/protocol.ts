@@ -45,6 +45,8 @@ export interface WorkerStats {
   trims: number;
   trim_ms: number;
   watched: boolean;
+  /** Whether it paces the plain-text floods it holds (./panes.ts `hostWatched`). */
+  pacing: boolean;
   /** Rows of plain-text floods laid out without xterm since the worker started (./fast_forward.ts). */
   jump_rows: number;
 }
@@ -106,8 +108,9 @@ export interface WatchedMessage {
   requests?: SharedArrayBuffer;
   /**
    * Sent once, at the start: an Int32Array's memory where the main thread
-   * keeps how many workers have panes someone watches (./panes.ts: while
-   * there are any, every worker paces the plain-text floods it holds).
+   * keeps how many workers have a pane someone watches beside panes nobody
+   * does (./panes.ts: while there are any, every worker paces the
+   * plain-text floods it holds).
    */
   anyWatched?: SharedArrayBuffer;
 }
