@@ -404,7 +404,9 @@ async function main() {
         stampId = await ours.create(stamp);
         await sleep(1500); // deno starts
       }
-      for (const part of ["ingest", "fanout"] as const) {
+      // The fan-out first: its memory per pane is the growth of fresh servers (after the ingest,
+      // tmux's panes reused the memory its ingest pane had freed, and it grew by nothing).
+      for (const part of ["fanout", "ingest"] as const) {
         if (!o.parts.has(part)) continue;
         const mib = part === "ingest" ? o.ingestMib : o.fanoutMib;
         console.error(`${w} ${part}: writing ${mib} MiB ...`);
