@@ -365,8 +365,9 @@ export class PanePool {
    * A worker reads and parses its panes one chunk after another, so output
    * of a watched pane waits behind every flood of its worker; on a worker of
    * its own it is read as it comes (20 floods of the log and build mixes and
-   * a watched 21st pane: output -> frame p99 6.8 and 8.1 ms on a worker of
-   * its own, 18-28 ms beside a third of the floods; bench/corpus.ts).
+   * a watched 21st pane: output -> frame p99 4.5 and 5.1 ms on a worker of
+   * its own, 18.1 and 15.6 ms beside a third of the floods with every worker
+   * pacing; bench/corpus.ts, 2026-11-27).
    */
   #placement(): Slot {
     const live = this.#slots.filter((s) => !s.failed);
