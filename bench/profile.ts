@@ -63,9 +63,9 @@ async function profileOne(workload: Workload, part: "ingest" | "fanout", dir: st
   await loaded;
   if (argv.watched) {
     // As the pool tells a worker one of its panes is watched (src/server/pane/pool.ts).
-    const any = new Int32Array(new SharedArrayBuffer(4));
-    any[0] = 1;
-    w.postMessage({ watched: true, requests: new SharedArrayBuffer(4), anyWatched: any.buffer });
+    const mixed = new Int32Array(new SharedArrayBuffer(4));
+    mixed[0] = 1;
+    w.postMessage({ watched: true, requests: new SharedArrayBuffer(4), mixedWatched: mixed.buffer });
   }
   const started = next((d) => d.started === true);
   w.postMessage("profile-start");

@@ -14,10 +14,10 @@ import {
   afterWrites,
   clearPane,
   disposePane,
-  hostWatched,
   isWatched,
   jumpRows,
   mustGet,
+  pacesHeld,
   panes,
   spawnPane,
 } from "./panes.ts";
@@ -80,7 +80,7 @@ const handlers: Handlers = {
       trims: releaser.trims,
       trim_ms: Math.round(releaser.trimMs),
       watched: isWatched(),
-      pacing: hostWatched(),
+      pacing: pacesHeld(),
       jump_rows: jumpRows(),
     };
   },

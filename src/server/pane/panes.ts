@@ -117,13 +117,14 @@ const FLOOD_REST_MS = Number(Deno.env.get("PANEFLOW_FLOOD_REST_MS") ?? 2);
  * the worker's throughput (bench/corpus.ts, 20 floods of the build mix:
  * 14.9–17.4 MiB/s watched, 25–31 MiB/s not), so it is taken only while
  * someone watches, and only by the workers of the panes watched (and by
- * any worker holding plain-text floods, see {@link hostWatched}).
+ * every worker holding plain-text floods while a watched pane shares its
+ * worker with others, see {@link pacesHeld}).
  */
 let watched = false;
 /** Requests the main thread has posted and this worker has not taken (see `WatchedMessage`). */
 let requests: Int32Array | null = null;
 /** How many workers have a watched pane beside panes nobody watches (see `WatchedMessage`). */
-let anyWatched: Int32Array | null = null;
+let mixedWatched: Int32Array | null = null;
 /**
  * Someone watches output of this worker's panes, or of a pane that shares
  * its worker with panes nobody watches: that pane's output is read only
@@ -136,14 +137,14 @@ let anyWatched: Int32Array | null = null;
  * pacing, 18.0 ms with every worker). A watched pane on a worker of its
  * own (new panes start beside none, ./pool.ts) needs none of it.
  */
-export const hostWatched = (): boolean =>
-  watched || waitsPending() || (anyWatched !== null && Atomics.load(anyWatched, 0) > 0);
+export const pacesHeld = (): boolean =>
+  watched || waitsPending() || (mixedWatched !== null && Atomics.load(mixedWatched, 0) > 0);
 /** Whether a client watches output of this worker's panes (`system.stats`). */
 export const isWatched = (): boolean => watched;
-export function setWatched(on: boolean, counter?: SharedArrayBuffer, any?: SharedArrayBuffer): void {
+export function setWatched(on: boolean, counter?: SharedArrayBuffer, mixed?: SharedArrayBuffer): void {
   watched = on;
   if (counter) requests = new Int32Array(counter);
-  if (any) anyWatched = new Int32Array(any);
+  if (mixed) mixedWatched = new Int32Array(mixed);
 }
 /** A request from the main thread has been taken off the message port. */
 export function requestTaken(): void {
@@ -159,7 +160,7 @@ export function requestTaken(): void {
  * pass cost a fifth of the fan-out's throughput); -1: straight on.
  */
 const restMs = (floods: number) =>
-  floods > 1 && (watched || waitsPending() || (turnHeld > 0 && hostWatched()))
+  floods > 1 && (watched || waitsPending() || (turnHeld > 0 && pacesHeld()))
     ? FLOOD_REST_MS
     : requests && Atomics.load(requests, 0) > 0
     ? 0
@@ -257,7 +258,7 @@ const HOLD_MS = 25;
 const HOLD_BYTES = 128 * 1024;
 /** What a worker whose panes someone watches holds: its parses of held output stay short. */
 const WATCHED_HOLD_BYTES = 32 * 1024;
-/** Output a turn may hold while anything in the host is watched (see {@link hostWatched}). */
+/** Output a turn may hold while held floods are paced (see {@link pacesHeld}). */
 const WATCHED_TURN_HELD = 64 * 1024;
 /** After a big batch with nothing to skip, this much output is parsed as it comes. */
 const HOLD_PAUSE_BYTES = 1024 * 1024;
@@ -279,14 +280,14 @@ function take(pane: Pane, data: Uint8Array) {
     pane.pending += data.length;
     if (pane.held.bytes >= (watched ? WATCHED_HOLD_BYTES : HOLD_BYTES)) parseHeld(pane);
     else pane.held.timer ??= setTimeout(() => parseHeld(pane), HOLD_MS);
-    // While anything is watched, a turn holds at most WATCHED_TURN_HELD before the floods
-    // wait (and the worker rests): see `hostWatched`.
+    // While held floods are paced, a turn holds at most WATCHED_TURN_HELD before the floods
+    // wait (and the worker rests): see `pacesHeld`.
     turnHeld += data.length;
     if (turnStart === 0) {
       turnStart = now;
       scheduleTurn();
     }
-    if (turnHeld > WATCHED_TURN_HELD && hostWatched()) throttle(pane);
+    if (turnHeld > WATCHED_TURN_HELD && pacesHeld()) throttle(pane);
     return;
   }
   parseHeld(pane); // what came before it first

@@ -111,7 +111,7 @@ export class PanePool {
   /** Clients watching some panes' output live: how many watch each pane. */
   #watchedPanes = new Map<number, number>();
   /** How many workers have watched panes, in memory every worker reads (see `WatchedMessage`). */
-  #anyWatched = new Int32Array(new SharedArrayBuffer(4));
+  #mixedWatched = new Int32Array(new SharedArrayBuffer(4));
 
   /**
    * Starts `size` workers; `onEvent` receives what panes report. A worker
@@ -167,7 +167,7 @@ export class PanePool {
       {
         watched: slot.watched,
         requests: requests.buffer,
-        anyWatched: this.#anyWatched.buffer,
+        mixedWatched: this.#mixedWatched.buffer,
       } satisfies WatchedMessage,
     );
     const { port1, port2 } = new MessageChannel();
@@ -208,7 +208,7 @@ export class PanePool {
    * and events find a free core, and new panes start on other workers
    * ({@link #placement}); the other workers parse their floods flat out, but
    * pace the plain-text floods they hold while a watched pane shares its
-   * worker with panes nobody watches (./panes.ts `hostWatched`).
+   * worker with panes nobody watches (./panes.ts `pacesHeld`).
    */
   watch(ids: Iterable<number> | null = null): () => void {
     const only = ids ? [...ids] : null;
@@ -241,11 +241,11 @@ export class PanePool {
     const wanted = this.#watchedSlots();
     // Floods on other workers are paced only while a watched pane shares its worker with panes
     // nobody watches: its output then waits behind their chunks, and the cores' headroom is what
-    // lets it be read between them (./panes.ts `hostWatched`). A watched pane on a worker of its
+    // lets it be read between them (./panes.ts `pacesHeld`). A watched pane on a worker of its
     // own is read as it comes, and the others parse flat out.
     let mixed = 0;
     for (const [slot, n] of wanted) if (slot.panes > n) mixed++;
-    Atomics.store(this.#anyWatched, 0, mixed);
+    Atomics.store(this.#mixedWatched, 0, mixed);
     for (const slot of this.#slots) {
       if (slot.failed) continue;
       if (wanted.has(slot)) {

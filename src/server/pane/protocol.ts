@@ -45,7 +45,7 @@ export interface WorkerStats {
   trims: number;
   trim_ms: number;
   watched: boolean;
-  /** Whether it paces the plain-text floods it holds (./panes.ts `hostWatched`). */
+  /** Whether it paces the plain-text floods it holds (./panes.ts `pacesHeld`). */
   pacing: boolean;
   /** Rows of plain-text floods laid out without xterm since the worker started (./fast_forward.ts). */
   jump_rows: number;
@@ -112,7 +112,7 @@ export interface WatchedMessage {
    * does (./panes.ts: while there are any, every worker paces the
    * plain-text floods it holds).
    */
-  anyWatched?: SharedArrayBuffer;
+  mixedWatched?: SharedArrayBuffer;
 }
 
 /** The port to the spawner (./spawner.ts), sent once, at the start (no reply). */

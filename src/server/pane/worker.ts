@@ -50,7 +50,7 @@ type Message = WorkerRequest | RecycleMessage | WatchedMessage | SpawnerMessage;
 scope.onmessage = async (e: MessageEvent<Message>) => {
   if (e.data && "recycle" in e.data) return rawBuffers.give(e.data.recycle);
   if (e.data && "spawner" in e.data) return useSpawner(e.data.spawner);
-  if (e.data && "watched" in e.data) return setWatched(e.data.watched, e.data.requests, e.data.anyWatched);
+  if (e.data && "watched" in e.data) return setWatched(e.data.watched, e.data.requests, e.data.mixedWatched);
   const req = e.data;
   requestTaken();
   // A request on a pane sees every byte read from it so far (./panes.ts holds a flood's output).
