@@ -110,7 +110,7 @@ export class PanePool {
   #watchingAll = 0;
   /** Clients watching some panes' output live: how many watch each pane. */
   #watchedPanes = new Map<number, number>();
-  /** How many workers have watched panes, in memory every worker reads (see `WatchedMessage`). */
+  /** How many workers have a watched pane beside panes nobody watches, in memory every worker reads (see `WatchedMessage`). */
   #mixedWatched = new Int32Array(new SharedArrayBuffer(4));
 
   /**
