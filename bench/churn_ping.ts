@@ -2,8 +2,8 @@
  * What opening and closing panes costs everyone else: `system.ping` latency
  * of a host with `--panes` panes of the soak's programs while a client opens
  * and closes a workspace every 200 ms, with panes spawned directly
- * (src/server/pane/host_pty.ts) by the spawner while the pane workers parse
- * at a lower priority (src/server/pane/spawner.ts), the same with the
+ * (src/core/pane/host_pty.ts) by the spawner while the pane workers parse
+ * at a lower priority (src/core/pane/spawner.ts), the same with the
  * workers at the host's priority (`PANEFLOW_WORKER_NICE=0`), through
  * node-pty's fork (`PANEFLOW_SPAWN=node-pty`, workers at the host's
  * priority too), and without the churn, each on a fresh host with the V8

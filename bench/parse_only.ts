@@ -1,6 +1,6 @@
 /**
  * A pane's terminal without its PTY: each workload (./workloads.ts) parsed
- * in-process through the worker's own terminal (src/server/pane/terminal.ts:
+ * in-process through the worker's own terminal (src/core/pane/terminal.ts:
  * xterm with the compact scrollback), "\n" sent as "\r\n" and in 4 KiB
  * chunks as a PTY delivers them, at 200x50 with 10,000 lines of history. Prints the process's CPU ms
  * per MiB (best of `--reps`), so a change to the parse path is measured without
@@ -16,7 +16,7 @@
  * each in turn, as a worker with N floods does: their rows no longer all fit
  * in the core's caches (the figure is per MiB of all N).
  *
- * `--jump` parses each chunk through the worker's jump scroll (src/server/pane/fast_forward.ts),
+ * `--jump` parses each chunk through the worker's jump scroll (src/core/pane/fast_forward.ts),
  * as a pane's held batch of a flood is (`--chunk 131072`).
  *
  * `--profile N` runs V8's sampling profiler over the reps and prints the N
@@ -28,9 +28,9 @@ import { parseArgs } from "node:util";
 import process from "node:process";
 import { type Workload, WORKLOADS, writeWorkload } from "./workloads.ts";
 import xterm from "@xterm/headless";
-import { createTerminal } from "../src/server/pane/terminal.ts";
-import { STAGING_ROWS } from "../src/server/pane/scrollback.ts";
-import { FastForward } from "../src/server/pane/fast_forward.ts";
+import { createTerminal } from "../src/core/pane/terminal.ts";
+import { STAGING_ROWS } from "../src/core/pane/scrollback.ts";
+import { FastForward } from "../src/core/pane/fast_forward.ts";
 import { HOST_V8_FLAGS } from "../src/paths.ts";
 import { Session } from "node:inspector";
 import { type Profile, summarize } from "./_cpuprofile.ts";

@@ -62,7 +62,7 @@ async function profileOne(workload: Workload, part: "ingest" | "fanout", dir: st
   const loaded = next((d) => d.loaded === true);
   await loaded;
   if (argv.watched) {
-    // As the pool tells a worker one of its panes is watched (src/server/pane/pool.ts).
+    // As the pool tells a worker one of its panes is watched (src/core/pane/pool.ts).
     const mixed = new Int32Array(new SharedArrayBuffer(4));
     mixed[0] = 1;
     w.postMessage({ watched: true, requests: new SharedArrayBuffer(4), mixedWatched: mixed.buffer });

@@ -1,5 +1,5 @@
 /**
- * The pane worker (src/server/pane/worker.ts) under V8's sampling profiler,
+ * The pane worker (src/core/pane/worker.ts) under V8's sampling profiler,
  * for bench/profile.ts: starts the profiler, loads the worker, and answers
  * the message `"profile-stop"` with `{profile}` (a .cpuprofile object);
  * every other message goes to the worker as usual.
@@ -24,7 +24,7 @@ const schedstat = () =>
 let sched0 = [0, 0];
 await post("Profiler.enable");
 await post("Profiler.setSamplingInterval", { interval: 200 });
-await import("../src/server/pane/worker.ts");
+await import("../src/core/pane/worker.ts");
 const inner = scope.onmessage!;
 scope.onmessage = async (e: MessageEvent) => {
   if (e.data === "profile-start") {

@@ -374,7 +374,7 @@ async function benchIngest(
  * worker (no host), counting the bytes node-pty handed to xterm.
  */
 async function benchLossless(file: Awaited<ReturnType<typeof writeAnsiFile>>) {
-  const { PanePool } = await import("../src/server/pane/pool.ts");
+  const { PanePool } = await import("../src/core/pane/pool.ts");
   let exited: () => void = () => {};
   const done = new Promise<void>((r) => (exited = r));
   const pool = new PanePool(1, (ev) => {

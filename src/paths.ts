@@ -44,7 +44,7 @@ export function dirname(path: string): string {
  * busy worker (22 MB live) grow to 73 MB between collections, a saw of
  * ~50 MiB in the host's RSS, 22–36 MB with the flag (docs/hardening.md);
  * `gc()` lets a pane worker collect a flood's garbage before it hands freed
- * memory back (./server/pane/release.ts). `deno task compile` bakes them
+ * memory back (./core/pane/release.ts). `deno task compile` bakes them
  * into the binary.
  */
 export const HOST_V8_FLAGS = "--max-semi-space-size=1,--heap-growing-percent=50,--expose-gc";

@@ -142,7 +142,7 @@ Deno.test("hardening: watching one pane's output makes only its worker rest; wat
 
 Deno.test("hardening: after a flood a pane worker hands freed memory back", async () => {
   await withHost({}, async (host) => {
-    // ~6.9 MB of output: more than the 4 MiB after which a worker trims (src/server/pane/release.ts).
+    // ~6.9 MB of output: more than the 4 MiB after which a worker trims (src/core/pane/release.ts).
     const { surface_id } = await host.json<{ surface_id: number }>([
       "new",
       "-c",

@@ -1,10 +1,10 @@
 /**
- * Process detection's /proc reads in their worker (src/server/pane/proc_scan.ts):
+ * Process detection's /proc reads in their worker (src/core/pane/proc_scan.ts):
  * the worker and the inline fallback see the same foreground group of a real
  * pane, in both the full and the quick mode.
  */
 import assert from "node:assert/strict";
-import { ProcScanner } from "../src/server/pane/proc_scan.ts";
+import { ProcScanner } from "../src/core/pane/proc_scan.ts";
 import { waitUntil, withHost } from "./_harness.ts";
 
 Deno.test("ProcScanner: a pane's foreground group, from the worker and inline alike", async () => {

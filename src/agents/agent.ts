@@ -12,7 +12,7 @@ import { GEMINI_SCREEN } from "./gemini_screen.ts";
 import { OPENCODE_SCREEN } from "./opencode_screen.ts";
 import { detectFamily } from "./detect.ts";
 import type { AiFrame } from "./hook.ts";
-import type { ProcessInfo } from "../server/pane/proc.ts";
+import type { ProcessInfo } from "../core/pane/proc.ts";
 
 /** Screen rules by agent family: a Map, so a client's tool string ("constructor") finds nothing. */
 export const SCREENS = new Map<string, ScreenRules>([

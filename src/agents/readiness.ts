@@ -20,8 +20,8 @@
  *
  * @module
  */
-import { foreground, foregroundGroup } from "../server/pane/proc.ts";
-import { type PromptRule, promptState } from "../paneio/prompts.ts";
+import { foreground, foregroundGroup } from "../core/pane/proc.ts";
+import { type PromptRule, promptState } from "../spec/prompts.ts";
 
 /** Why a pane is or is not ready. */
 export type ReadyReason =

@@ -14,7 +14,7 @@
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { AgentTracker } from "./tracker.ts";
-import type { PanePool } from "../server/pane/pool.ts";
+import type { PanePool } from "../core/pane/pool.ts";
 import { agentWorking, dialogShown } from "./readiness.ts";
 
 /** How a submit ended. */

@@ -9,11 +9,11 @@
 import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "./classify.ts";
 import { detectFamily } from "./detect.ts";
 import { WAITING_NOTIFICATIONS } from "./hook.ts";
-import type { BusEvent, EventBus } from "../server/bus.ts";
-import type { PanePool } from "../server/pane/pool.ts";
-import { foreground, type ProcessInfo } from "../server/pane/proc.ts";
-import type { ProcScanner } from "../server/pane/proc_scan.ts";
-import type { Registry, Surface } from "../server/registry.ts";
+import type { BusEvent, EventBus } from "../core/bus.ts";
+import type { PanePool } from "../core/pane/pool.ts";
+import { foreground, type ProcessInfo } from "../core/pane/proc.ts";
+import type { ProcScanner } from "../core/pane/proc_scan.ts";
+import type { Registry, Surface } from "../core/registry.ts";
 import {
   type Agent,
   agentProcess,

@@ -2,7 +2,7 @@
  * The SSH transport: a {@link Duplex} carried by `ssh <host> paneflow relay`,
  * so every verb runs against a host on another machine exactly as locally.
  * ssh is the user's own (config, agent, known_hosts, ProxyJump); connections
- * are reused through OpenSSH's ControlMaster (see ../remote/ssh.ts). When ssh
+ * are reused through OpenSSH's ControlMaster (see ./ssh_target.ts). When ssh
  * or the relay fails, the client's "closed the connection" error becomes one
  * line naming the host and what to do.
  *
@@ -10,8 +10,8 @@
  */
 import { CliFailure } from "../errors.ts";
 import { dirname, socketPath } from "../paths.ts";
-import { resolveHost } from "../remote/hosts.ts";
-import { explainSshFailure, relayCommand, type RemoteTarget, sshArgv } from "../remote/ssh.ts";
+import { resolveHost } from "./hosts.ts";
+import { explainSshFailure, relayCommand, type RemoteTarget, sshArgv } from "./ssh_target.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { later, sleep } from "./timer.ts";
 

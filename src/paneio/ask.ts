@@ -8,9 +8,9 @@
  */
 import { ErrorReason } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
-import type { Surface } from "../server/registry.ts";
+import type { Surface } from "../core/registry.ts";
 import type { PaneHost } from "./host.ts";
-import { isBarePrompt, type PromptRule } from "./prompts.ts";
+import { isBarePrompt, type PromptRule } from "../spec/prompts.ts";
 import type { Readiness } from "../agents/readiness.ts";
 
 /** ptywright's timeout code (SPEC §9), used by PaneIO's waits too. */

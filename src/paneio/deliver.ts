@@ -15,10 +15,10 @@
  * @module
  */
 import { agentWorking, turnEnded } from "../agents/readiness.ts";
-import type { Surface } from "../server/registry.ts";
+import type { Surface } from "../core/registry.ts";
 import { parseReply, waitOnPane } from "./ask.ts";
 import type { PaneHost } from "./host.ts";
-import { isBarePrompt } from "./prompts.ts";
+import { isBarePrompt } from "../spec/prompts.ts";
 import type { FromWorker, ToWorker, UpdateRequest } from "./queue_files.ts";
 import { QueueMirror } from "./mirror.ts";
 import type { AgentStatus, Located, Message } from "./store.ts";

@@ -9,14 +9,14 @@
  */
 import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
-import type { BusEvent, EventBus } from "../server/bus.ts";
+import type { BusEvent, EventBus } from "../core/bus.ts";
 import type { Config } from "../spec/config.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
-import type { PanePool } from "../server/pane/pool.ts";
-import type { Registry } from "../server/registry.ts";
-import type { Surface } from "../server/registry.ts";
+import type { PanePool } from "../core/pane/pool.ts";
+import type { Registry } from "../core/registry.ts";
+import type { Surface } from "../core/registry.ts";
 import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../agents/submit.ts";
-import { PROMPT_RULES, type PromptRule, userRules } from "./prompts.ts";
+import { PROMPT_RULES, type PromptRule, userRules } from "../spec/prompts.ts";
 import { dialogShown, type Readiness, readiness } from "../agents/readiness.ts";
 
 /** Rows of a pane from `from` (0-based, counted in the whole buffer) to its last row with content. */

@@ -9,7 +9,7 @@ import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { HostContext } from "../server/context.ts";
 import { ask, waitReady } from "./ask.ts";
-import type { paneioMethods } from "./protocol.ts";
+import type { paneioMethods } from "../spec/paneio.ts";
 import type { PaneIO } from "./service.ts";
 
 type P<M extends keyof typeof paneioMethods> = z.infer<(typeof paneioMethods)[M]>;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseReply } from "./ask.ts";
-import { isBarePrompt, PROMPT_RULES, promptState, userRules } from "./prompts.ts";
+import { isBarePrompt, PROMPT_RULES, promptState, userRules } from "../spec/prompts.ts";
 import { parseQueue, splitChunks } from "./store.ts";
 
 Deno.test("prompt rules: the shells' default prompts, continuations, and user patterns", () => {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EventBus } from "../server/bus.ts";
+import type { EventBus } from "../core/bus.ts";
 import { QueueService } from "./deliver.ts";
 import { type HostParts, PaneHost } from "./host.ts";
 

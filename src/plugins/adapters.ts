@@ -12,7 +12,7 @@
  */
 import { RpcError } from "../errors.ts";
 import { Action as ActionSchema, PwMessage } from "../spec/ptywright.ts";
-import type { PanePool } from "../server/pane/pool.ts";
+import type { PanePool } from "../core/pane/pool.ts";
 import type { Sessions, SessionState } from "../session/mod.ts";
 import { internal, invalidParams, PluginFailure, PtyCode } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PanePool } from "../server/pane/pool.ts";
+import type { PanePool } from "../core/pane/pool.ts";
 import type { Sessions } from "../session/mod.ts";
 import { Adapters } from "./adapters.ts";
 import { PluginRegistry } from "./registry.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 import { MAX_CONNECTIONS } from "../spec/codes.ts";
-import { type Connection, stateKey } from "./connection.ts";
+import { type Connection, stateKey } from "../core/connection.ts";
 
 /** Event streams the host serves at once, apart from the calls' {@link MAX_CONNECTIONS}. */
 export const MAX_STREAMS = 64;

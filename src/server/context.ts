@@ -8,14 +8,14 @@
  */
 import type { Config } from "../spec/config.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
-import type { PanePool } from "./pane/pool.ts";
-import type { Registry } from "./registry.ts";
+import type { PanePool } from "../core/pane/pool.ts";
+import type { Registry } from "../core/registry.ts";
 import type { Sessions } from "../session/mod.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import type { PaneIO } from "../paneio/service.ts";
-import type { Connection } from "./connection.ts";
+import type { Connection } from "../core/connection.ts";
 import type { ClientTable } from "./clients.ts";
-import type { EventBus } from "./bus.ts";
+import type { EventBus } from "../core/bus.ts";
 
 /** What handlers can reach. */
 export interface HostContext {

@@ -31,7 +31,7 @@ import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 import { describeZodError, gatedMethods, type Method, methods } from "../spec/protocol.ts";
 import { RpcError } from "../errors.ts";
 import type { Request, Response } from "../wire/envelope.ts";
-import { type Connection, internalConnection } from "./connection.ts";
+import { type Connection, internalConnection } from "../core/connection.ts";
 import { gateOpen, type HostContext } from "./context.ts";
 import { ai } from "./methods/ai.ts";
 import { fleet } from "./methods/fleet.ts";

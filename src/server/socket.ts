@@ -9,9 +9,9 @@
  */
 import { ErrorCode, MAX_LINE_BYTES } from "../spec/codes.ts";
 import { describeZodError, SubscribeParams } from "../spec/protocol.ts";
-import type { EventBus, Subscription } from "./bus.ts";
+import type { EventBus, Subscription } from "../core/bus.ts";
 import { type ClientTable, MAX_STREAMS } from "./clients.ts";
-import { Connection } from "./connection.ts";
+import { Connection } from "../core/connection.ts";
 import type { HostContext } from "./context.ts";
 import { dispatch } from "./dispatch.ts";
 import { redact } from "../session/redact.ts";

@@ -5,7 +5,7 @@
  * session (so `ls --all`, `read`, `search`, `watch` and `attach` see it; its
  * pane is named after the session id and `surface.list` carries `session`),
  * run by the same pane workers with the same flow control. The worker keeps
- * what ptywright needs close to the output (src/session/worker.ts:
+ * what ptywright needs close to the output (src/core/session/engine.ts:
  * transcript, sequence, title, snapshots, wait evaluation); this module keeps
  * the id registry and turns calls into worker requests. A pane made by other
  * verbs is never a session: `session.*` cannot reach it.
@@ -33,17 +33,17 @@
  */
 import { RpcError } from "../errors.ts";
 import { type Action, PW_KEYS, PW_SIGNALS, PwError, PwLimits, PwMessage } from "../spec/ptywright.ts";
-import type { PanePool } from "../server/pane/pool.ts";
-import type { SessionCall, SessionResults } from "./_protocol.ts";
-import type { Registry, Surface } from "../server/registry.ts";
-import type { WorkerEvent } from "../server/pane/protocol.ts";
-import type { OutputDelta, ScreenSnapshot, WaitOutcome, WaitResult } from "./_protocol.ts";
+import type { PanePool } from "../core/pane/pool.ts";
+import type { SessionCall, SessionResults } from "../core/session/worker_api.ts";
+import type { Registry, Surface } from "../core/registry.ts";
+import type { WorkerEvent } from "../core/pane/worker_api.ts";
+import type { OutputDelta, ScreenSnapshot, WaitOutcome, WaitResult } from "../core/session/worker_api.ts";
 import { RawJson } from "../wire/raw_json.ts";
-import type { Matcher } from "./matcher.ts";
+import type { Matcher } from "../core/session/matcher.ts";
 
-export type { Matcher } from "./matcher.ts";
-export { parseMatcher } from "./matcher.ts";
-export type { OutputDelta, ScreenSnapshot, WaitResult } from "./_protocol.ts";
+export type { Matcher } from "../core/session/matcher.ts";
+export { parseMatcher } from "../core/session/matcher.ts";
+export type { OutputDelta, ScreenSnapshot, WaitResult } from "../core/session/worker_api.ts";
 
 /** What `session.create` takes (ptywright's params). */
 export interface CreateOptions {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Sessions } from "./mod.ts";
-import type { Registry } from "../server/registry.ts";
-import type { PanePool } from "../server/pane/pool.ts";
+import type { Registry } from "../core/registry.ts";
+import type { PanePool } from "../core/pane/pool.ts";
 
 Deno.test("sessions: a report that arrives while the pane is still being created is not lost", async () => {
   let sessions: Sessions | null = null;

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Connection } from "../server/connection.ts";
+import type { Connection } from "../core/connection.ts";
 import { redact } from "./redact.ts";
 import type { Sessions, SessionState } from "./mod.ts";
 

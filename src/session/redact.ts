@@ -7,7 +7,7 @@
  */
 import { RpcError } from "../errors.ts";
 import { PwError, type Redaction } from "../spec/ptywright.ts";
-import { compileSafe, type SafeRegex } from "./regex.ts";
+import { compileSafe, type SafeRegex } from "../core/session/regex.ts";
 
 /** A ready-to-apply policy; `null` means no redaction. */
 export interface Policy {

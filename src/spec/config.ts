@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { configPath } from "../paths.ts";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
-import { PaneioConfig, QueueConfig } from "../paneio/protocol.ts";
+import { PaneioConfig, QueueConfig } from "./paneio.ts";
 
 /**
  * Pane workers when the config names none: one more than the cores (at

@@ -1,6 +1,6 @@
 /**
  * Terminal key sequences both key vocabularies share: paneflow's (`paneflow
- * key`, src/server/pane/keys.ts) and ptywright's (`session.input` keys,
+ * key`, src/core/pane/keys.ts) and ptywright's (`session.input` keys,
  * ./ptywright.ts). xterm's defaults for a TERM=xterm-256color terminal.
  *
  * @module

@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
-import { paneioGated, paneioMethods } from "../paneio/protocol.ts";
+import { paneioGated, paneioMethods } from "./paneio.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([

@@ -20,9 +20,9 @@ import { checkWorkspace, formatPath } from "./check.ts";
 import { planPanes } from "./plan.ts";
 import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
 import { prefillSettled, readingTty } from "../agents/readiness.ts";
-import type { PaneOptions, Surface, Workspace } from "../server/registry.ts";
+import type { PaneOptions, Surface, Workspace } from "../core/registry.ts";
 import type { HostContext } from "../server/context.ts";
-import { paneBaseEnv, paneShell } from "../server/pane/env.ts";
+import { paneBaseEnv, paneShell } from "../core/pane/env.ts";
 import { createWorktree, teardownWorktree, WorktreeManager, type WorktreePlan } from "./worktree.ts";
 
 /** A pane as `workspace.up` reports it. */

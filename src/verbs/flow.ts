@@ -64,7 +64,7 @@ export default defineVerb({
     try {
       // Agents on PATH and worktree branches are checked as `up --dry-run` checks them.
       const { planPanes } = await import("../up/plan.ts");
-      const { paneBaseEnv } = await import("../server/pane/env.ts");
+      const { paneBaseEnv } = await import("../core/pane/env.ts");
       const baseEnv = paneBaseEnv(config);
       ({ plan, locate } = await parseFlowToml(text, {
         path: file,

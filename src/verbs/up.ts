@@ -136,7 +136,7 @@ export default defineVerb({
 
     if (opts["dry-run"]) {
       const { planPanes } = await import("../up/plan.ts");
-      const { paneBaseEnv } = await import("../server/pane/env.ts");
+      const { paneBaseEnv } = await import("../core/pane/env.ts");
       const plan = await planPanes(parsed.workspace, {
         launchers: table!,
         baseEnv: paneBaseEnv(config!),

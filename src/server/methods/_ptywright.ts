@@ -8,8 +8,8 @@ import { RpcError } from "../../errors.ts";
 import { PwError, type PwMethod, type PwParams } from "../../spec/ptywright.ts";
 import type { Sessions } from "../../session/mod.ts";
 import { Notifications } from "../../session/notify.ts";
-import { stateKey } from "../connection.ts";
-import type { Connection } from "../connection.ts";
+import { stateKey } from "../../core/connection.ts";
+import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
 
 /** A handler of the family. */

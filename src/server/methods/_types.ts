@@ -5,7 +5,7 @@
  * @module
  */
 import type { Method, Params } from "../../spec/protocol.ts";
-import type { Connection } from "../connection.ts";
+import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
 
 /** A method's handler: validated params in, a result (or a thrown RpcError) out. */

@@ -6,7 +6,7 @@
 import type { HostContext } from "../context.ts";
 import type { HookFrame } from "../../agents/tracker.ts";
 import type { FamilyHandlers } from "./_types.ts";
-import { acceptHookFrame } from "../../isolation/hook_token.ts";
+import { acceptHookFrame } from "../../core/isolation/hook_token.ts";
 
 function hook(ctx: HostContext, method: string, frame: HookFrame) {
   const s = ctx.registry.surface(frame.surface_id);

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { RpcError } from "../../errors.ts";
 import { describePwZodError, PwError, PwLimits, Redaction } from "../../spec/ptywright.ts";
 import { type Policy, policyOf, redact } from "../../session/redact.ts";
-import type { Connection } from "../connection.ts";
+import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
 import { permissionDenied, pluginLoadDenied } from "../../plugins/errors.ts";
 import type { PluginHost } from "../../plugins/host.ts";

@@ -9,7 +9,7 @@
 import type { z } from "zod";
 import { RpcError } from "../../errors.ts";
 import { describePwZodError, PwError, type PwMethod, pwParams } from "../../spec/ptywright.ts";
-import type { Connection } from "../connection.ts";
+import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
 import { existingNotifications, type PwHandler } from "./_ptywright.ts";
 import { serverMethods } from "./server.ts";

@@ -5,11 +5,11 @@
  * @module
  */
 import { PwLimits } from "../../spec/ptywright.ts";
-import { parseMatcher } from "../../session/matcher.ts";
+import { parseMatcher } from "../../core/session/matcher.ts";
 import { hasLua } from "../../plugins/matcher.ts";
-import type { ScreenSnapshot } from "../../session/_protocol.ts";
+import type { ScreenSnapshot } from "../../core/session/worker_api.ts";
 import { mayRedact, type Policy, policyOf, redact } from "../../session/redact.ts";
-import { textsOfEncoded } from "../../session/snapshot.ts";
+import { textsOfEncoded } from "../../core/session/snapshot.ts";
 import { type PwHandlers, sessionsOf } from "./_ptywright.ts";
 
 type SessionMethod =

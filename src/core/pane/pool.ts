@@ -23,11 +23,11 @@ import {
   type WorkerReply,
   type WorkerRequest,
   type WorkerStats,
-} from "./protocol.ts";
+} from "./worker_api.ts";
 import { RpcError } from "../../errors.ts";
 import { spawnerWorker } from "./spawner.ts";
 import { quietReleaser } from "./release.ts";
-import type { SessionCall, SessionResults } from "../../session/_protocol.ts";
+import type { SessionCall, SessionResults } from "../session/worker_api.ts";
 import { ErrorCode, ErrorReason } from "../../spec/codes.ts";
 
 interface Slot {
@@ -453,9 +453,9 @@ export class PanePool {
   modes(id: number): Promise<ModesResult> {
     return this.#ask(id, { op: "modes", id });
   }
-  /** A ptywright session call (src/session/_protocol.ts) to the pane's worker; its result is the call kind's. */
+  /** A ptywright session call (src/core/session/worker_api.ts) to the pane's worker; its result is the call kind's. */
   session<C extends SessionCall>(id: number, call: C): Promise<SessionResults[C["kind"]]> {
-    // The worker answers a call with its kind's result (src/session/worker.ts's sessionCall).
+    // The worker answers a call with its kind's result (src/core/session/engine.ts's sessionCall).
     return this.#to(id, { op: "session", id, call }) as Promise<SessionResults[C["kind"]]>;
   }
   /** The pane's screen as ANSI (surface.screen, ./screen_state.ts). */

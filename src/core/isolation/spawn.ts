@@ -47,7 +47,7 @@ export function firstFile(paths: string[]): string | null {
  * PWD/SHLVL were absent.
  */
 const CLOSE_AND_EXEC = [
-  // Started by ../server/pane/host_pty.ts: the terminal is opened by name (and so becomes the new
+  // Started by ../pane/host_pty.ts: the terminal is opened by name (and so becomes the new
   // session's controlling terminal).
   'if [ -n "${PANEFLOW_WRAP_TTY+x}" ]; then exec 0<>"$PANEFLOW_WRAP_TTY" 1>&0 2>&0; unset PANEFLOW_WRAP_TTY; fi',
   'for f in /dev/fd/*; do n=${f##*/}; if ((n > 2)); then eval "exec $n>&-"; fi; done',

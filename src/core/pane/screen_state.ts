@@ -15,7 +15,7 @@
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type xterm from "@xterm/headless";
 import type { PanePool } from "./pool.ts";
-import type { ScreenResult } from "./protocol.ts";
+import type { ScreenResult } from "./worker_api.ts";
 import type { Registry } from "../registry.ts";
 
 /** Rows of scrollback `surface.screen` returns at most. */

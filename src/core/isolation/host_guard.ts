@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { EventBus } from "../server/bus.ts";
-import type { Registry, Surface } from "../server/registry.ts";
+import type { EventBus } from "../bus.ts";
+import type { Registry, Surface } from "../registry.ts";
 import { escalate, type ProcessTable, sharedTable } from "./reap.ts";
 import { HostRecord, recordPath, startWatchdog, sweepLeftovers, type Watchdog } from "./watchdog.ts";
 

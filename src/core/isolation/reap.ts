@@ -74,7 +74,7 @@ export function sharedTable(read: ProcessTable): ProcessTable {
  * process, where the same reads through the async file API queue behind
  * each other on a loaded machine for hundreds of ms. For hundreds of
  * processes that is tens of ms of one thread, so the host has its worker
- * do it (`ProcScanner.table`, ../server/pane/proc_scan.ts): on its main
+ * do it (`ProcScanner.table`, ../pane/proc_scan.ts): on its main
  * thread, a pane closed every 200 ms put the soak's `system.ping` p99 at
  * 40–57 ms.
  */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WorkerEvent } from "./protocol.ts";
+import type { WorkerEvent } from "./worker_api.ts";
 import { PanePool } from "./pool.ts";
 
 const spawnOpts = (id: number) => ({

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { OpName, OpRequest, OpResult } from "./protocol.ts";
-import { sessionCall, sessionResized } from "../../session/worker.ts";
+import type { OpName, OpRequest, OpResult } from "./worker_api.ts";
+import { sessionCall, sessionResized } from "../session/engine.ts";
 import { buffer, olderRows, read } from "./views.ts";
 import { serializeScreen } from "./screen_state.ts";
 import { searchLines, snapshotModes } from "./screen.ts";

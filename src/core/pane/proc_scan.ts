@@ -11,7 +11,7 @@
  * @module
  */
 import { foregroundMembers, type ProcessInfo } from "./proc.ts";
-import { type ProcessEntry, readProcessTable } from "../../isolation/reap.ts";
+import { type ProcessEntry, readProcessTable } from "../isolation/reap.ts";
 
 /** A scan request: each pid is a PTY session leader; or the whole process table. */
 export type ProcRequest = ProcAsk & { rid: number };

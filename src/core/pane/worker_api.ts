@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SessionCall, SessionEvent, SessionResults, SessionSpawn } from "../../session/_protocol.ts";
+import type { SessionCall, SessionEvent, SessionResults, SessionSpawn } from "../session/worker_api.ts";
 
 /**
  * How often a pane that keeps printing reports its new output generation
@@ -28,7 +28,7 @@ export interface SpawnRequest {
   cols: number;
   rows: number;
   scrollback: number;
-  /** Makes the pane a ptywright session (src/session/worker.ts). */
+  /** Makes the pane a ptywright session (src/core/session/engine.ts). */
   session?: SessionSpawn;
 }
 

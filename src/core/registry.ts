@@ -20,12 +20,12 @@ import {
   splitLayout,
 } from "./layout.ts";
 import type { PanePool } from "./pane/pool.ts";
-import type { WorkerEvent } from "./pane/protocol.ts";
+import type { WorkerEvent } from "./pane/worker_api.ts";
 import { foreground } from "./pane/proc.ts";
-import { newPaneToken, PANE_TOKEN_ENV } from "../isolation/hook_token.ts";
-import { HOST_ID_ENV, newHostId } from "../isolation/reap.ts";
+import { newPaneToken, PANE_TOKEN_ENV } from "./isolation/hook_token.ts";
+import { HOST_ID_ENV, newHostId } from "./isolation/reap.ts";
 import { paneBaseEnv, paneShell } from "./pane/env.ts";
-import type { SessionSpawn } from "../session/_protocol.ts";
+import type { SessionSpawn } from "./session/worker_api.ts";
 
 /** A pane. */
 export interface Surface {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Matcher } from "./matcher.ts";
-import type { EncodedJson } from "../wire/raw_json.ts";
+import type { EncodedJson } from "../../wire/raw_json.ts";
 
 /** Given at spawn: the pane keeps a transcript and answers session calls. */
 export interface SessionSpawn {

@@ -24,7 +24,7 @@
  * @module
  */
 import tty from "node:tty";
-import { canWrap, firstFile, wrapSpawn } from "../../isolation/spawn.ts";
+import { canWrap, firstFile, wrapSpawn } from "../isolation/spawn.ts";
 import { type Spawn, type Spawned, spawnHere } from "./spawner.ts";
 
 /** What a pane needs of its PTY (node-pty's `IPty` has it too). */

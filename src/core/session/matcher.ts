@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { RpcError } from "../errors.ts";
-import { PwError, PwLimits } from "../spec/ptywright.ts";
+import { RpcError } from "../../errors.ts";
+import { PwError, PwLimits } from "../../spec/ptywright.ts";
 import { compileSafe, type SafeRegex } from "./regex.ts";
 
 /** A validated matcher (plain data: it crosses to the worker). */

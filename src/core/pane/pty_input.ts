@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { STALLED } from "./protocol.ts";
+import { STALLED } from "./worker_api.ts";
 
 /** errno for "try again" (Linux, macOS) and for a call a signal interrupted. */
 const EAGAIN = Deno.build.os === "darwin" ? 35 : 11;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { evaluate, hasStable, type MatchInput, parseMatcher } from "./matcher.ts";
-import { RpcError } from "../errors.ts";
+import { RpcError } from "../../errors.ts";
 
 const input = (over: Partial<MatchInput> = {}): MatchInput => ({
   screen: () => "READY> hello\n> hello",

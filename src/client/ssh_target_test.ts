@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { explainSshFailure, parseHostArg, relayCommand, type RemoteTarget, shWord, sshArgv } from "./ssh.ts";
+import {
+  explainSshFailure,
+  parseHostArg,
+  relayCommand,
+  type RemoteTarget,
+  shWord,
+  sshArgv,
+} from "./ssh_target.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 

@@ -9,7 +9,7 @@
  * @module
  */
 import { RE2JS } from "re2js";
-import { PwLimits } from "../spec/ptywright.ts";
+import { PwLimits } from "../../spec/ptywright.ts";
 
 /** Largest compiled program (RE2 instructions) accepted. */
 const MAX_PROGRAM = 20_000;

@@ -10,7 +10,7 @@
 /// <reference no-default-lib="true" />
 /// <reference lib="deno.worker" />
 import { foregroundMembers } from "./proc.ts";
-import { readProcessTable } from "../../isolation/reap.ts";
+import { readProcessTable } from "../isolation/reap.ts";
 import type { ProcReply, ProcRequest } from "./proc_scan.ts";
 
 self.onmessage = (e: MessageEvent<ProcRequest>) => {

@@ -8,7 +8,7 @@
  * @module
  */
 import { configPath, type Env } from "../paths.ts";
-import { parseHostArg, type RemoteTarget } from "./ssh.ts";
+import { parseHostArg, type RemoteTarget } from "./ssh_target.ts";
 
 /** The remote host a verb should talk to: `--host`, else `$PANEFLOW_HOST`, else null (local). */
 export function hostArg(flag: string | undefined, env: Env = Deno.env): string | null {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
-import { rng } from "../../tests/_prng.ts";
+import { rng } from "../../../tests/_prng.ts";
 import { snapshotJson, snapshotOf, SnapshotRows, textsOfEncoded } from "./snapshot.ts";
 
 const PIXELS = { width: 0, height: 0 };

@@ -12,14 +12,14 @@
  *
  * @module
  */
-import type { RecycleMessage, SpawnerMessage, WatchedMessage, WorkerRequest } from "./protocol.ts";
+import type { RecycleMessage, SpawnerMessage, WatchedMessage, WorkerRequest } from "./worker_api.ts";
 import { post } from "./outbox.ts";
 import { remember } from "./views.ts";
 import { handle } from "./ops.ts";
 import { panes, parseHeld, requestTaken, setWatched, useSpawner } from "./panes.ts";
 import { transferOf } from "../../wire/raw_json.ts";
-import { rawBuffers } from "../../session/snapshot.ts";
-import { startWait } from "../../session/worker.ts";
+import { rawBuffers } from "../session/snapshot.ts";
+import { startWait } from "../session/engine.ts";
 import { releaser } from "./release.ts";
 
 // The garbage of requests counts toward the next trim as output does (./release.ts).

@@ -8,8 +8,8 @@
  * @module
  */
 import type xterm from "@xterm/headless";
-import type { Cell, CellStyle, ScreenSnapshot } from "./_protocol.ts";
-import { type EncodedJson, RAW_HEADROOM, RAW_TAILROOM, RawBuffers } from "../wire/raw_json.ts";
+import type { Cell, CellStyle, ScreenSnapshot } from "./worker_api.ts";
+import { type EncodedJson, RAW_HEADROOM, RAW_TAILROOM, RawBuffers } from "../../wire/raw_json.ts";
 
 type Term = xterm.Terminal;
 type BufferCell = xterm.IBufferCell;

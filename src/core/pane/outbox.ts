@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { WorkerBatch, WorkerEvent, WorkerReply } from "./protocol.ts";
+import type { WorkerBatch, WorkerEvent, WorkerReply } from "./worker_api.ts";
 
 /** The worker's global scope (the default lib types `self` as a window). */
 const scope = self as unknown as { postMessage(msg: unknown, transfer?: Transferable[]): void };

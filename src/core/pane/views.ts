@@ -6,7 +6,7 @@
  * @module
  */
 import type xterm from "@xterm/headless";
-import type { ReadResult } from "./protocol.ts";
+import type { ReadResult } from "./worker_api.ts";
 import type { Scrollback } from "./scrollback.ts";
 import {
   type BufferLike,

@@ -7,14 +7,14 @@
  * a `screen_stable` duration can have elapsed: driven by the pane's own
  * changes, never by polling.
  *
- * src/server/pane/worker.ts calls the `session*` hooks; nothing here runs for other panes.
+ * src/core/pane/worker.ts calls the `session*` hooks; nothing here runs for other panes.
  *
  * @module
  */
 import type xterm from "@xterm/headless";
-import type { SessionResults } from "./_protocol.ts";
-import { PwLimits } from "../spec/ptywright.ts";
-import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./_protocol.ts";
+import type { SessionResults } from "./worker_api.ts";
+import { PwLimits } from "../../spec/ptywright.ts";
+import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./worker_api.ts";
 import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
 import { cursorOf, plainText, snapshotEncoded, SnapshotRows } from "./snapshot.ts";
 import { Transcript } from "./transcript.ts";

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { RpcError } from "../errors.ts";
-import { ErrorCode } from "../spec/codes.ts";
+import { RpcError } from "../../errors.ts";
+import { ErrorCode } from "../../spec/codes.ts";
 
 /** The pane environment variable that carries the token. */
 export const PANE_TOKEN_ENV = "PANEFLOW_PANE_TOKEN";

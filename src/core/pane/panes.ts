@@ -25,17 +25,17 @@
  */
 import pty from "@lydell/node-pty";
 import type xterm from "@xterm/headless";
-import { CHANGE_FLUSH_MS, type SpawnRequest } from "./protocol.ts";
+import { CHANGE_FLUSH_MS, type SpawnRequest } from "./worker_api.ts";
 import { PtyInput } from "./pty_input.ts";
 import { canSpawnDirect, DirectPty, type PanePty } from "./host_pty.ts";
-import { closeOnExecAll, wrapSpawn } from "../../isolation/spawn.ts";
+import { closeOnExecAll, wrapSpawn } from "../isolation/spawn.ts";
 import {
   openSession,
   sessionDisposed,
   sessionExited,
   sessionOutput,
   waitsPending,
-} from "../../session/worker.ts";
+} from "../session/engine.ts";
 import type { Scrollback } from "./scrollback.ts";
 import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";

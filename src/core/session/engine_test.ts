@@ -7,8 +7,8 @@ import {
   sessionOutput,
   sessionResized,
   startWait,
-} from "./worker.ts";
-import type { SessionEvent } from "./_protocol.ts";
+} from "./engine.ts";
+import type { SessionEvent } from "./worker_api.ts";
 
 /** The session side posts to the worker's scope: here, the test's. */
 function capture(): { events: SessionEvent[]; restore(): void } {
