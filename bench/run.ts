@@ -377,7 +377,8 @@ async function benchLossless(file: Awaited<ReturnType<typeof writeAnsiFile>>) {
   const { PanePool } = await import("../src/core/pane/pool.ts");
   let exited: () => void = () => {};
   const done = new Promise<void>((r) => (exited = r));
-  const pool = new PanePool(1, (ev) => {
+  const pool = new PanePool(1);
+  pool.listen((ev) => {
     if (ev.ev === "exit") exited();
   });
   try {

@@ -6,7 +6,13 @@
  *   circle of types is still two modules that cannot be understood apart);
  * - no module over 600 lines;
  * - at most 10 modules directly in `src/server/`;
- * - no stray files at the root.
+ * - no stray files at the root;
+ * - the folders' layers: `src/core/` (what every feature stands on) imports
+ *   only `core/`, `spec/`, `wire/` and `src/`'s root modules; `spec/` only
+ *   itself; `wire/` only `spec/`; `client/` only `wire/` and `spec/`; the root
+ *   modules only `spec/`; `src/server/` (the composition root) is imported by
+ *   nothing but `src/verbs/serve.ts` and `src/verbs/flow_embedded.ts` (the
+ *   embedded host of `flow run`); and nothing imports `src/verbs/` but verbs.
  *
  * @module
  */
@@ -89,6 +95,50 @@ export function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** The folders each layer may import besides its own (a folder not listed: any but server/ and verbs/). */
+const LAYERS: Record<string, readonly string[]> = {
+  "": ["spec"],
+  spec: [""],
+  wire: ["spec"],
+  client: ["wire", "spec", ""],
+  core: ["spec", "wire", ""],
+};
+/** The modules outside src/server/ that may import it: the host's entry points. */
+const SERVER_ENTRIES = new Set(["verbs/serve.ts", "verbs/flow_embedded.ts"]);
+
+/**
+ * Imports that break the layers, one line each. `graph` maps a module's path
+ * under `src` to the paths it imports (type-only imports included).
+ */
+export function layerProblems(graph: Map<string, string[]>, src: string): string[] {
+  const out: string[] = [];
+  const under = (p: string) => p.slice(src.length + 1);
+  const folder = (p: string) => under(p).includes("/") ? under(p).split("/")[0] : "";
+  const name = (f: string) => f === "" ? "src/'s root modules" : `${f}/`;
+  for (const [from, imports] of graph) {
+    const a = folder(from);
+    for (const to of imports) {
+      if (!to.startsWith(`${src}/`)) continue;
+      const b = folder(to);
+      if (a === b) continue;
+      const what = `src/${under(from)} imports src/${under(to)}`;
+      if (b === "server" && !SERVER_ENTRIES.has(under(from))) {
+        out.push(
+          `${what}: src/server/ is the composition root, imported only by ${
+            [...SERVER_ENTRIES].map((e) => `src/${e}`).join(" and ")
+          }`,
+        );
+      } else if (b === "verbs" && a !== "") {
+        out.push(`${what}: only verbs import src/verbs/`);
+      } else if (a in LAYERS && !LAYERS[a].includes(b)) {
+        const may = [a, ...LAYERS[a]].map(name).join(", ");
+        out.push(`${what}: ${name(a)} may import only ${may}`);
+      }
+    }
+  }
+  return out;
+}
+
 /** Every broken rule, as one line each (empty: all hold). */
 export function problems(): string[] {
   const out: string[] = [];
@@ -103,6 +153,7 @@ export function problems(): string[] {
     if (lines > MAX_LINES) out.push(`${rel(path)} has ${lines} lines (at most ${MAX_LINES})`);
   }
   for (const scc of circles(graph)) out.push(`import circle: ${scc.map(rel).join(" <-> ")}`);
+  out.push(...layerProblems(graph, `${ROOT}src`));
   const server = [...Deno.readDirSync(`${ROOT}src/server`)]
     .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
     .map((e) => e.name);

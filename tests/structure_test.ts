@@ -1,12 +1,12 @@
 /**
  * The layout's rules (scripts/structure.ts): no import circles in src/, no
  * module over 600 lines, at most 10 modules directly in src/server/, no
- * stray root files.
+ * stray root files, and which folder may import which.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { circles, importsOf, problems } from "../scripts/structure.ts";
+import { circles, importsOf, layerProblems, problems } from "../scripts/structure.ts";
 
 Deno.test("structure: the circle finder finds circles, self-imports, and nothing in a tree", () => {
   const g = new Map([
@@ -36,6 +36,45 @@ Deno.test("structure: imports are found in every form (type, multi-line, re-expo
     "/r/src/x/d.ts",
     "/r/src/x/e.ts",
   ]);
+});
+
+Deno.test("structure: each layer rule fails on a planted import and holds without it", () => {
+  const src = "/r/src";
+  const graph = (from: string, to: string) => new Map([[`${src}/${from}`, [`${src}/${to}`]]]);
+  const planted: [string, string, RegExp][] = [
+    [
+      "core/registry.ts",
+      "up/check.ts",
+      /core\/ may import only core\/, spec\/, wire\/, src\/'s root modules/,
+    ],
+    ["core/pane/pool.ts", "session/mod.ts", /core\/ may import only/],
+    ["spec/config.ts", "paneio/store.ts", /spec\/ may import only spec\//],
+    ["wire/framing.ts", "client/client.ts", /wire\/ may import only wire\/, spec\//],
+    ["client/ssh.ts", "remote/fleet.ts", /client\/ may import only/],
+    ["errors.ts", "core/bus.ts", /src\/'s root modules may import only/],
+    ["up/apply.ts", "server/context.ts", /src\/server\/ is the composition root/],
+    ["verbs/flow.ts", "server/host.ts", /src\/server\/ is the composition root/],
+    ["paneio/cli.ts", "verbs/msg.ts", /only verbs import src\/verbs\//],
+  ];
+  for (const [from, to, why] of planted) {
+    const found = layerProblems(graph(from, to), src);
+    assert.equal(found.length, 1, `${from} -> ${to}: ${found.join("; ")}`);
+    assert.match(found[0], why);
+    assert.match(found[0], new RegExp(`^src/${from} imports src/${to}`));
+  }
+  const allowed: [string, string][] = [
+    ["verbs/serve.ts", "server/host.ts"],
+    ["verbs/flow_embedded.ts", "server/host.ts"],
+    ["server/host.ts", "paneio/service.ts"],
+    ["paneio/host.ts", "core/registry.ts"],
+    ["core/pane/env.ts", "spec/config.ts"],
+    ["core/registry.ts", "errors.ts"],
+    ["client/client.ts", "wire/framing.ts"],
+    ["verbs/msg.ts", "paneio/cli.ts"],
+  ];
+  for (const [from, to] of allowed) {
+    assert.deepEqual(layerProblems(graph(from, to), src), [], `${from} -> ${to}`);
+  }
 });
 
 Deno.test("structure: src/ holds to the layout's rules", () => {

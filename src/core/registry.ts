@@ -8,7 +8,7 @@
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 import type { Config } from "../spec/config.ts";
 import { RpcError } from "../errors.ts";
-import { nameProblem } from "../up/check.ts";
+import { nameProblem } from "../spec/workspace.ts";
 import type { EventBus } from "./bus.ts";
 import {
   type Layout,

@@ -5,24 +5,21 @@
  * @module
  */
 import type { z } from "zod";
-import { ErrorCode } from "../spec/codes.ts";
-import { RpcError } from "../errors.ts";
-import type { HostContext } from "../server/context.ts";
 import { ask, waitReady } from "./ask.ts";
 import type { paneioMethods } from "../spec/paneio.ts";
 import type { PaneIO } from "./service.ts";
 
 type P<M extends keyof typeof paneioMethods> = z.infer<(typeof paneioMethods)[M]>;
 
-function paneio(ctx: HostContext): PaneIO {
-  if (!ctx.paneio) throw new RpcError(ErrorCode.InternalError, "PaneIO is not running on this host");
-  return ctx.paneio;
+/** What the handlers need of the host: its PaneIO. */
+interface Parts {
+  paneio: PaneIO;
 }
 
 /** The handler table merged into the host's. */
 export const paneioHandlers = {
-  "surface.ask": async (ctx: HostContext, p: P<"surface.ask">) => {
-    const io = paneio(ctx);
+  "surface.ask": async (ctx: Parts, p: P<"surface.ask">) => {
+    const io = ctx.paneio;
     const s = io.host.surface(p.surface_id);
     const r = await ask(io.host, s, {
       text: p.text,
@@ -32,8 +29,8 @@ export const paneioHandlers = {
     });
     return { surface_id: s.id, ...r };
   },
-  "surface.is_ready": async (ctx: HostContext, p: P<"surface.is_ready">) => {
-    const io = paneio(ctx);
+  "surface.is_ready": async (ctx: Parts, p: P<"surface.is_ready">) => {
+    const io = ctx.paneio;
     const s = io.host.surface(p.surface_id);
     const started = Date.now();
     const r = p.timeout_ms ? await waitReady(io.host, s, started + p.timeout_ms) : await io.host.ready(s);
@@ -45,14 +42,14 @@ export const paneioHandlers = {
       elapsed_ms: Date.now() - started,
     };
   },
-  "surface.clear": async (ctx: HostContext, p: P<"surface.clear">) => {
-    const io = paneio(ctx);
+  "surface.clear": async (ctx: Parts, p: P<"surface.clear">) => {
+    const io = ctx.paneio;
     const s = io.host.surface(p.surface_id);
     await io.host.clear(s);
     return { surface_id: s.id, cleared: true };
   },
-  "queue.info": (ctx: HostContext) => {
-    const q = paneio(ctx).queue;
+  "queue.info": (ctx: Parts) => {
+    const q = ctx.paneio.queue;
     return q
       ? { root: q.root, delivering: true, counts: q.counts() }
       : { root: null, delivering: false, counts: null };

@@ -10,7 +10,7 @@
  */
 import { type Document, LineCounter, parseAllDocuments, stringify } from "yaml";
 import { z } from "zod";
-import { nameProblem } from "../up/check.ts";
+import { nameProblem } from "../spec/workspace.ts";
 
 /** A file larger than this is not read (a human must look at it). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;

@@ -29,19 +29,19 @@ export interface HostContext {
   socketPath: string;
   shutdown: () => void;
   /** The host's log (stderr or the --log file). */
-  log?: (line: string) => void;
-  /** ptywright sessions (src/session/); absent in hosts built without them. */
-  sessions?: Sessions;
-  /** Plugins and adapters (src/plugins/); absent in hosts built without them. */
-  plugins?: PluginHost;
+  log: (line: string) => void;
+  /** ptywright sessions (src/session/). */
+  sessions: Sessions;
+  /** Plugins and adapters (src/plugins/). */
+  plugins: PluginHost;
   /** PaneIO: ask, readiness, clear, and the message queue (src/paneio/). */
-  paneio?: PaneIO;
+  paneio: PaneIO;
   /** Open connections by id (a handler may act for another one: `cancel_wait`). */
-  connections?: ReadonlyMap<number, Connection>;
+  connections: ReadonlyMap<number, Connection>;
   /** The connections it serves (`system.clients`, `system.stats`). */
-  clients?: ClientTable;
+  clients: ClientTable;
   /** The event bus (`system.stats`). */
-  bus?: EventBus;
+  bus: EventBus;
 }
 
 /**

@@ -159,44 +159,53 @@ async function claimSocket(path: string) {
   await Deno.remove(path);
 }
 
-/** Starts a host on `socketPath`. */
-export async function startHost(opts: HostOptions): Promise<Host> {
-  const log = opts.log ?? ((line: string) => console.error(`paneflow: ${line}`));
-  const config = opts.config ?? await loadConfig();
-  if (new TextEncoder().encode(opts.socketPath).length > 107) {
-    throw new Error(`Socket path is too long (over 107 bytes): ${opts.socketPath}`);
-  }
-  await claimSocket(opts.socketPath);
-  await pruneOrphanWorktrees(opts.socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
+/** The host's lifetime objects, built before anything is served. */
+interface Parts {
+  config: Config;
+  log: (line: string) => void;
+  bus: EventBus;
+  pool: PanePool;
+  registry: Registry;
+  sessions: Sessions;
+  plugins: PluginHost;
+  procs: ProcScanner;
+  agents: AgentTracker;
+  paneio: PaneIO;
+  guard: HostGuard;
+}
 
+/**
+ * Builds the core (bus, pane workers, registry) and the features that stand
+ * on it, in dependency order; the workers' events go to the registry first,
+ * then to sessions.
+ */
+async function buildParts(opts: HostOptions, config: Config, log: (line: string) => void): Promise<Parts> {
   const bus = new EventBus();
   bus.tap((ev) => {
     if (ev.type === "surface_closed" && typeof ev.surface_id === "number") {
       void promptFiles.closed(ev.surface_id);
     }
   });
-  // deno-lint-ignore prefer-const
-  let registry: Registry;
-  // deno-lint-ignore prefer-const
-  let sessions: Sessions;
-  const pool = new PanePool(config.host.pane_workers, (ev) => {
+  const pool = new PanePool(config.host.pane_workers, log);
+  const registry = new Registry(config, pool, bus, opts.socketPath);
+  bus.watchers = (surfaces) => pool.watch(surfaces);
+  const sessions = new Sessions(registry, pool);
+  pool.listen((ev) => {
     registry.onWorkerEvent(ev);
     sessions.onWorkerEvent(ev);
-  }, log);
-  registry = new Registry(config, pool, bus, opts.socketPath);
-  bus.watchers = (surfaces) => pool.watch(surfaces);
-  sessions = new Sessions(registry, pool);
+  });
   const plugins = new PluginHost(sessions, pool, opts.plugins);
   registry.describeExtra = (s) => plugins.describeSurface(s.session);
   try {
     await plugins.loadStartup(opts.plugins?.manifests ?? []);
   } catch (e) {
     pool.terminate();
-    throw new Error((e as Error).message);
+    throw new Error((e as Error).message, { cause: e });
   }
   // One worker does the host's /proc reads: agent detection's and reaping's.
   const procs = new ProcScanner();
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000, procs);
+  const paneio = new PaneIO({ config, registry, pool, agents, socketPath: opts.socketPath, log }, bus);
   const guard = await HostGuard.start({
     socketPath: opts.socketPath,
     registry,
@@ -205,10 +214,16 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     log,
     table: () => procs.table(),
   });
+  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, paneio, guard };
+}
 
-  // The host's services, in start order; disposed in reverse. A capability
-  // adds one line here (and keeps its state in its own folder).
-  const services: Service[] = [
+/**
+ * The host's services, in start order; disposed in reverse. A capability
+ * adds one line here (and keeps its state in its own folder).
+ */
+function servicesOf(parts: Parts, opts: HostOptions): Service[] {
+  const { config, registry, pool, guard, agents, plugins, procs, paneio } = parts;
+  return [
     { name: "procs", dispose: () => procs.close() },
     {
       name: "panes",
@@ -222,92 +237,161 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     { name: "agents", dispose: () => agents.dispose() },
     { name: "plugins", dispose: () => plugins.dispose() },
     {
-      // src/paneio/: ask, readiness, clear, and the message queue when the host has a root.
-      name: "paneio",
-      start: async (ctx) => {
-        ctx.paneio = new PaneIO(ctx, bus);
+      // src/paneio/: the message queue, when the host has a root.
+      name: "queue",
+      start: async () => {
         const queueRoot = opts.queueRoot ?? config.queue.root;
         if (!queueRoot) return;
         try {
-          await ctx.paneio.startQueue(queueRoot, {
+          await paneio.startQueue(queueRoot, {
             graceMs: config.queue.grace_secs * 1000,
             timeoutMs: config.queue.timeout_secs * 1000,
           });
         } catch (e) {
-          await stop();
-          throw new Error(`Cannot start the message queue: ${(e as Error).message}`);
+          throw new Error(`Cannot start the message queue: ${(e as Error).message}`, { cause: e });
         }
       },
-      dispose: () => ctx.paneio?.dispose(),
+      dispose: () => paneio.dispose(),
     },
   ];
-  const open = new Map<number, Connection>();
+}
 
-  const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
-  await Deno.chmod(opts.socketPath, 0o600);
-  // The socket file is removed at the end only while it is still this one (its inode).
-  const socketIno = (await Deno.lstat(opts.socketPath)).ino;
-
+/** The host's back half: disposing services in reverse, closing connections, removing the socket. */
+function stopper(
+  parts: Parts,
+  services: Service[],
+  net: {
+    listener: Deno.Listener;
+    socketPath: string;
+    socketIno: number | null;
+    connections: Set<Deno.UnixConn>;
+  },
+): { stop: () => Promise<void>; done: Promise<void> } {
   let stopping: Promise<void> | null = null;
-  let resolveDone = () => {};
-  const done = new Promise<void>((r) => (resolveDone = r));
-  const connections = new Set<Deno.UnixConn>();
-  const clients = new ClientTable();
-
-  const stop = () => {
+  const { promise: done, resolve } = Promise.withResolvers<void>();
+  const stop = () =>
     stopping ??= (async () => {
-      log("shutting down");
+      parts.log("shutting down");
       // Closing a Deno unix listener unlinks its path: while the file there is
       // another host's (ours was removed and the path taken), ours stays open
       // instead (nothing can reach it by path) until the process ends.
-      const file = await Deno.lstat(opts.socketPath).catch(() => null);
-      if (file?.ino === socketIno) {
+      const file = await Deno.lstat(net.socketPath).catch(() => null);
+      const ours = file !== null && file.ino === net.socketIno;
+      if (ours) {
         try {
-          listener.close();
+          net.listener.close();
         } catch { /* closed */ }
       }
       for (const service of [...services].reverse()) {
         try {
           await service.dispose?.();
         } catch (e) {
-          log(`${service.name}: dispose failed: ${(e as Error).message}`);
+          parts.log(`${service.name}: dispose failed: ${(e as Error).message}`);
         }
       }
-      for (const c of connections) {
+      for (const c of net.connections) {
         try {
           c.close();
         } catch { /* closed */ }
       }
-      if (file?.ino === socketIno) await Deno.remove(opts.socketPath).catch(() => {});
-      if (opts.signals) { for (const sig of STOP_SIGNALS) Deno.removeSignalListener(sig, onSignal); }
-      resolveDone();
+      if (ours) await Deno.remove(net.socketPath).catch(() => {});
+      resolve();
     })();
-    return stopping;
-  };
+  return { stop, done };
+}
+
+/** Accepts connections until the listener closes; calls over the budget get a backpressure error. */
+async function acceptLoop(
+  listener: Deno.Listener<Deno.UnixConn>,
+  ctx: HostContext,
+  connOpts: Parameters<typeof serveConnection>[2],
+  connections: Set<Deno.UnixConn>,
+  stopping: () => boolean,
+): Promise<void> {
+  try {
+    for await (const conn of listener) {
+      // Calls are budgeted apart from event streams (a connection that subscribed no longer counts).
+      if (!ctx.clients.admitsCall()) {
+        writeJson(conn, {
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: ErrorCode.Backpressure,
+            message:
+              `Too many connections: the host serves at most ${MAX_CONNECTIONS} calls at once, held by ${ctx.clients.holders()}; retry later (see them with: paneflow clients)`,
+          },
+        }).catch(() => {}).finally(() => conn.close());
+        continue;
+      }
+      connections.add(conn);
+      serveConnection(conn, ctx, connOpts).finally(() => connections.delete(conn));
+    }
+  } catch (e) {
+    if (!stopping()) ctx.log(`listener failed: ${(e as Error).message}`);
+  }
+}
+
+/** Starts a host on `socketPath`. */
+export async function startHost(opts: HostOptions): Promise<Host> {
+  const log = opts.log ?? ((line: string) => console.error(`paneflow: ${line}`));
+  const config = opts.config ?? await loadConfig();
+  if (new TextEncoder().encode(opts.socketPath).length > 107) {
+    throw new Error(`Socket path is too long (over 107 bytes): ${opts.socketPath}`);
+  }
+  await claimSocket(opts.socketPath);
+  await pruneOrphanWorktrees(opts.socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
+
+  const parts = await buildParts(opts, config, log);
+  const services = servicesOf(parts, opts);
+  const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
+  await Deno.chmod(opts.socketPath, 0o600);
+  // The socket file is removed at the end only while it is still this one (its inode).
+  const socketIno = (await Deno.lstat(opts.socketPath)).ino;
+  const connections = new Set<Deno.UnixConn>();
+  let stopped = false;
+  const { stop: stopServices, done } = stopper(parts, services, {
+    listener,
+    socketPath: opts.socketPath,
+    socketIno,
+    connections,
+  });
   const onSignal = () => void stop();
+  const stop = () => {
+    stopped = true;
+    if (opts.signals) { for (const sig of STOP_SIGNALS) Deno.removeSignalListener(sig, onSignal); }
+    return stopServices();
+  };
   if (opts.signals) { for (const sig of STOP_SIGNALS) Deno.addSignalListener(sig, onSignal); }
 
+  const open = new Map<number, Connection>();
+  const clients = new ClientTable();
   const ctx: HostContext = {
     config,
-    registry,
-    pool,
-    agents,
+    registry: parts.registry,
+    pool: parts.pool,
+    agents: parts.agents,
     scripting: Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1",
     startedAt: Date.now(),
     log,
     socketPath: opts.socketPath,
     shutdown: () => void stop(),
-    sessions,
-    plugins,
+    sessions: parts.sessions,
+    plugins: parts.plugins,
+    paneio: parts.paneio,
     connections: open,
     clients,
-    bus,
+    bus: parts.bus,
   };
-  for (const service of services) await service.start?.(ctx);
+  try {
+    for (const service of services) await service.start?.(ctx);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
   const connOpts = {
     idleTimeoutMs: config.host.idle_timeout_secs * 1000,
     heartbeatMs: config.host.heartbeat_secs * 1000,
-    bus,
+    bus: parts.bus,
     clients,
     onConnection: (conn: Connection) => {
       open.set(conn.id, conn);
@@ -316,30 +400,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       for (const service of services) service.connected?.(conn);
     },
   };
-
-  (async () => {
-    try {
-      for await (const conn of listener) {
-        // Calls are budgeted apart from event streams (a connection that subscribed no longer counts).
-        if (!clients.admitsCall()) {
-          writeJson(conn, {
-            jsonrpc: "2.0",
-            id: null,
-            error: {
-              code: ErrorCode.Backpressure,
-              message:
-                `Too many connections: the host serves at most ${MAX_CONNECTIONS} calls at once, held by ${clients.holders()}; retry later (see them with: paneflow clients)`,
-            },
-          }).catch(() => {}).finally(() => conn.close());
-          continue;
-        }
-        connections.add(conn);
-        serveConnection(conn, ctx, connOpts).finally(() => connections.delete(conn));
-      }
-    } catch (e) {
-      if (!stopping) log(`listener failed: ${(e as Error).message}`);
-    }
-  })();
+  void acceptLoop(listener, ctx, connOpts, connections, () => stopped);
 
   if (opts.stdio) {
     const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing, kind: "stdio" };
@@ -349,5 +410,5 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     });
   }
   log(`listening on ${opts.socketPath}${opts.stdio ? " and stdio" : ""} (pid ${Deno.pid})`);
-  return { ctx, bus, done, stop };
+  return { ctx, bus: parts.bus, done, stop };
 }

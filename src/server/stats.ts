@@ -20,17 +20,16 @@ function procFigures(): { rss: number | null; fds: number | null } {
 export async function hostStats(ctx: HostContext): Promise<Record<string, unknown>> {
   const { rss, fds } = procFigures();
   const { heapUsed, heapTotal } = Deno.memoryUsage();
-  const bus = ctx.bus;
   return {
     rss,
     fds,
     heap_used: heapUsed,
     heap_total: heapTotal,
     workers: await ctx.pool.stats(),
-    bus: bus ? { subscribers: bus.size, max_queue: bus.maxQueue() } : null,
+    bus: { subscribers: ctx.bus.size, max_queue: ctx.bus.maxQueue() },
     connections: {
-      calls: ctx.clients?.calls() ?? null,
-      streams: ctx.clients?.streams() ?? null,
+      calls: ctx.clients.calls(),
+      streams: ctx.clients.streams(),
     },
     panes: ctx.registry.surfaces.size,
   };

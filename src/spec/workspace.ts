@@ -99,3 +99,17 @@ export interface LocatedIssue extends Issue {
 export const DEFAULT_SETUP_TIMEOUT_SECS = 300;
 /** The only substitution token (env values only). */
 export const PORT_TOKEN = "${port_offset}";
+
+/**
+ * Why a pane name cannot be used, or null: the host's rules, checked by `up`
+ * and flows before anything is created and by the host on every rename.
+ */
+export function nameProblem(name: string): string | null {
+  if (name.trim() === "") return "a pane name cannot be empty";
+  if (/\p{Cc}/u.test(name)) return "a pane name cannot contain control characters";
+  if (name.length > 256) return "a pane name is at most 256 characters";
+  if (/^\d+$/.test(name) || /^(cmdline|cwd):/.test(name)) {
+    return `"${name}" would read as a selector; pick a name with a letter`;
+  }
+  return null;
+}

@@ -20,8 +20,9 @@ import { checkWorkspace, formatPath } from "./check.ts";
 import { planPanes } from "./plan.ts";
 import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
 import { prefillSettled, readingTty } from "../agents/readiness.ts";
-import type { PaneOptions, Surface, Workspace } from "../core/registry.ts";
-import type { HostContext } from "../server/context.ts";
+import type { PaneOptions, Registry, Surface, Workspace } from "../core/registry.ts";
+import type { PanePool } from "../core/pane/pool.ts";
+import type { Config } from "../spec/config.ts";
 import { paneBaseEnv, paneShell } from "../core/pane/env.ts";
 import { createWorktree, teardownWorktree, WorktreeManager, type WorktreePlan } from "./worktree.ts";
 
@@ -66,14 +67,23 @@ interface UpState {
   chain: Promise<unknown>;
 }
 
+/** What `up` needs of the host (the server's context is one). */
+export interface UpHost {
+  config: Config;
+  registry: Registry;
+  pool: PanePool;
+  socketPath: string;
+  log?: (line: string) => void;
+}
+
 const states = new WeakMap<object, UpState>();
 
-function log(ctx: HostContext, line: string) {
+function log(ctx: UpHost, line: string) {
   if (ctx.log) ctx.log(line);
   else console.error(`paneflow: ${line}`);
 }
 
-function stateFor(ctx: HostContext): UpState {
+function stateFor(ctx: UpHost): UpState {
   let st = states.get(ctx.registry);
   if (!st) {
     const state: UpState = {
@@ -114,7 +124,7 @@ function specError(issues: Issue[]): RpcError {
 }
 
 /** `workspace.up`: one at a time per host, so re-runs never race into duplicates. */
-export function workspaceUp(ctx: HostContext, params: WorkspaceSpec): Promise<UpResult> {
+export function workspaceUp(ctx: UpHost, params: WorkspaceSpec): Promise<UpResult> {
   const st = stateFor(ctx);
   const run = st.chain.then(() => up(ctx, st, params));
   st.chain = run.catch(() => {});
@@ -122,7 +132,7 @@ export function workspaceUp(ctx: HostContext, params: WorkspaceSpec): Promise<Up
 }
 
 /** Per-launch hooks for an agent pane (see src/agents/per_launch.ts). */
-function perLaunch(ctx: HostContext, agent: string, paneEnv: Record<string, string>) {
+function perLaunch(ctx: UpHost, agent: string, paneEnv: Record<string, string>) {
   const dir = dirname(ctx.socketPath);
   try {
     return launchHooks(agent, {
@@ -140,7 +150,7 @@ function perLaunch(ctx: HostContext, agent: string, paneEnv: Record<string, stri
   }
 }
 
-async function up(ctx: HostContext, st: UpState, params: WorkspaceSpec): Promise<UpResult> {
+async function up(ctx: UpHost, st: UpState, params: WorkspaceSpec): Promise<UpResult> {
   const table = launchers(ctx.config);
   const { issues, workspace } = checkWorkspace(params, { agents: Object.keys(table) });
   if (!workspace) throw specError(issues);
@@ -337,7 +347,7 @@ export interface WorktreeSplit {
  * worktree `<repo>.worktrees/<branch>` of the repository its `cwd` is in,
  * planned, created, torn down and pruned exactly like an `up` pane's.
  */
-export async function splitWithWorktree(ctx: HostContext, p: WorktreeSplit): Promise<Surface> {
+export async function splitWithWorktree(ctx: UpHost, p: WorktreeSplit): Promise<Surface> {
   const st = stateFor(ctx);
   const reg = ctx.registry;
   const ws = p.target?.workspace ?? reg.workspaceAt();
@@ -380,7 +390,7 @@ export async function splitWithWorktree(ctx: HostContext, p: WorktreeSplit): Pro
  * (never submitted); for `workspace.create` and `surface.split`, which take
  * the same `prompt` field. Runs in the background; a failure is logged.
  */
-export function prefillPrompt(ctx: HostContext, s: Surface, prompt: string): void {
+export function prefillPrompt(ctx: UpHost, s: Surface, prompt: string): void {
   if (!prompt) return;
   prefill(ctx, s, prompt, { wrapped: false, setupSecs: 0 })
     .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
@@ -406,7 +416,7 @@ const tick = () => new Promise((r) => setTimeout(r, 50));
  * bracketed paste when the program asked for one, else become spaces.
  */
 async function prefill(
-  ctx: HostContext,
+  ctx: UpHost,
   s: Surface,
   prompt: string,
   o: { wrapped: boolean; setupSecs: number },

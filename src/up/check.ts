@@ -19,6 +19,7 @@ import {
   DEFAULT_SETUP_TIMEOUT_SECS,
   type Issue,
   type LocatedIssue,
+  nameProblem,
   PaneSpec,
   type ResolvedPane,
   type ResolvedWorkspace,
@@ -142,20 +143,6 @@ export function branchProblem(b: string): string | null {
   }
   if (b.endsWith(".") || b.endsWith(".lock")) return 'cannot end with "." or ".lock"';
   if (b.split("/").some((c) => c.startsWith("."))) return 'no part of it can start with "."';
-  return null;
-}
-
-/**
- * Why a pane name cannot be used, or null: the host's rules, checked by `up`
- * and flows before anything is created and by the host on every rename.
- */
-export function nameProblem(name: string): string | null {
-  if (name.trim() === "") return "a pane name cannot be empty";
-  if (/\p{Cc}/u.test(name)) return "a pane name cannot contain control characters";
-  if (name.length > 256) return "a pane name is at most 256 characters";
-  if (/^\d+$/.test(name) || /^(cmdline|cwd):/.test(name)) {
-    return `"${name}" would read as a selector; pick a name with a letter`;
-  }
   return null;
 }
 

@@ -141,7 +141,7 @@ export default defineVerb({
     }
 
     let runPath: string | null = local ? path : null;
-    let embedded: { stop(): Promise<void> } | null = null;
+    let embedded: import("./flow_embedded.ts").EmbeddedHost | null = null;
     let tempDir: string | null = null;
     if (!local) { /* nothing runs on this machine */ }
     else if (existing) existing.close();
@@ -157,12 +157,10 @@ export default defineVerb({
         `Instance unreachable: no paneflow host answers on ${path}; start one with: paneflow serve --detach`,
       );
     } else {
-      const { startHost } = await import("../server/host.ts");
-      tempDir = await Deno.makeTempDir({ prefix: "paneflow-flow-" });
-      runPath = `${tempDir}/s.sock`;
-      // Panes of the embedded host reach it (for the CLI and the agents' hook) through this.
-      Deno.env.set("PANEFLOW_SOCKET_PATH", runPath);
-      embedded = await startHost({ socketPath: runPath, config, log: () => {} });
+      const { startEmbedded } = await import("./flow_embedded.ts");
+      embedded = await startEmbedded(config);
+      tempDir = embedded.dir;
+      runPath = embedded.socketPath;
       if (!opts.json) {
         const why = opts.embedded ? "--embedded" : "no host answered";
         console.error(`paneflow: ${why}; running an embedded host on ${runPath}`);

@@ -104,7 +104,8 @@ export class PanePool {
    */
   #releaser = quietReleaser();
 
-  #onEvent: (ev: WorkerEvent) => void;
+  /** Who hears what panes report (see {@link listen}). */
+  #listeners = new Set<(ev: WorkerEvent) => void>();
   #log: (line: string) => void;
   /** Clients watching every pane's output live (see {@link watch}). */
   #watchingAll = 0;
@@ -114,17 +115,15 @@ export class PanePool {
   #mixedWatched = new Int32Array(new SharedArrayBuffer(4));
 
   /**
-   * Starts `size` workers; `onEvent` receives what panes report. A worker
-   * that fails (an uncaught exception on its data path) fails alone: its
-   * panes exit (reported through `onEvent` and `log`), its pending requests
+   * Starts `size` workers; listeners ({@link listen}) hear what panes report.
+   * A worker that fails (an uncaught exception on its data path) fails alone:
+   * its panes exit (reported to the listeners and `log`), its pending requests
    * fail, a fresh worker takes its place, and the host and other panes go on.
    */
   constructor(
     size: number,
-    onEvent: (ev: WorkerEvent) => void,
     log: (line: string) => void = (line) => console.error(`paneflow: ${line}`),
   ) {
-    this.#onEvent = onEvent;
     this.#log = log;
     this.#spawner = spawnerWorker();
     this.#spawner.onerror = (e: ErrorEvent) => {
@@ -132,6 +131,16 @@ export class PanePool {
       this.#log(`the spawner failed: ${e.message}`);
     };
     for (let i = 0; i < size; i++) this.#slots.push(this.#startWorker());
+  }
+
+  /** Hears every event panes report, in the order they come, until the returned function is called. */
+  listen(fn: (ev: WorkerEvent) => void): () => void {
+    this.#listeners.add(fn);
+    return () => void this.#listeners.delete(fn);
+  }
+
+  #emit(ev: WorkerEvent): void {
+    for (const fn of this.#listeners) fn(ev);
   }
 
   #startWorker(): Slot {
@@ -145,7 +154,7 @@ export class PanePool {
         this.#saw(ev.id, ev.generation);
         this.#churn(ev.id, ev.bytes_in);
       }
-      this.#onEvent(ev);
+      this.#emit(ev);
     };
     worker.onmessage = (e: MessageEvent<WorkerReply | WorkerEvent | WorkerBatch>) => {
       const msg = e.data;
@@ -196,7 +205,7 @@ export class PanePool {
     for (const id of ids) {
       this.#home.delete(id);
       this.#views.delete(id);
-      this.#onEvent({ ev: "exit", id, exit_code: -1, signal: 0 });
+      this.#emit({ ev: "exit", id, exit_code: -1, signal: 0 });
     }
   }
 

@@ -26,7 +26,8 @@ async function until<T>(what: string, fn: () => T | Promise<T>, ms = 15_000): Pr
 Deno.test("pane pool: a worker that throws fails alone; its panes exit, reported; others go on", async () => {
   const events: WorkerEvent[] = [];
   const logged: string[] = [];
-  const pool = new PanePool(2, (ev) => events.push(ev), (line) => logged.push(line));
+  const pool = new PanePool(2, (line) => logged.push(line));
+  pool.listen((ev) => events.push(ev));
   try {
     await pool.spawn(spawnOpts(1));
     await pool.spawn(spawnOpts(2)); // the least busy worker: the other one
@@ -59,7 +60,7 @@ Deno.test("pane pool: a worker that throws fails alone; its panes exit, reported
 });
 
 Deno.test("pane pool: only the workers of watched panes are told they are watched", async () => {
-  const pool = new PanePool(2, () => {});
+  const pool = new PanePool(2);
   const watched = async () => (await pool.stats()).map((w) => w.watched).join(",");
   try {
     await pool.spawn(spawnOpts(1)); // the first worker
@@ -81,7 +82,7 @@ Deno.test("pane pool: only the workers of watched panes are told they are watche
 });
 
 Deno.test("pane pool: new panes start beside no watched pane; floods are paced only while one has neighbours", async () => {
-  const pool = new PanePool(2, () => {});
+  const pool = new PanePool(2);
   // Each worker's panes, "p" where it paces the plain-text floods it holds.
   const layout = async () => (await pool.stats()).map((w) => `${w.panes}${w.pacing ? "p" : ""}`).join(",");
   try {

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { RpcError } from "../../errors.ts";
-import { PwError, type PwMethod, type PwParams } from "../../spec/ptywright.ts";
+import type { PwMethod, PwParams } from "../../spec/ptywright.ts";
 import type { Sessions } from "../../session/mod.ts";
 import { Notifications } from "../../session/notify.ts";
 import { stateKey } from "../../core/connection.ts";
@@ -22,7 +21,6 @@ export type PwHandlers<M extends PwMethod> = { [K in M]: PwHandler<K> };
 
 /** The host's sessions. */
 export function sessionsOf(ctx: HostContext): Sessions {
-  if (!ctx.sessions) throw new RpcError(PwError.Internal, "this host has no session support");
   return ctx.sessions;
 }
 

@@ -146,23 +146,23 @@ const handlers: { [K in M]: Handler<K> } = {
     const policy = policyOf(p.redact, p.redaction);
     gateAdapter(host, "adapter.snapshot", p.adapter);
     const a = host.adapters.get(p.adapter);
-    return redactSnapshot(await ctx.sessions!.snapshot(a.session.id), policy);
+    return redactSnapshot(await ctx.sessions.snapshot(a.session.id), policy);
   },
   "adapter.transcript": async (host, p, ctx) => {
     const policy = policyOf(p.redact, p.redaction);
     gateAdapter(host, "adapter.transcript", p.adapter);
     const a = host.adapters.get(p.adapter);
-    return { text: redact(await ctx.sessions!.transcript(a.session.id), policy) };
+    return { text: redact(await ctx.sessions.transcript(a.session.id), policy) };
   },
   "adapter.inspect": async (host, p, ctx) => {
     const policy: Policy | null = policyOf(p.redact, p.redaction);
     gateAdapter(host, "adapter.inspect", p.adapter);
     return await host.adapters.locked(p.adapter, async (a) => {
-      const snap = await ctx.sessions!.snapshot(a.session.id);
+      const snap = await ctx.sessions.snapshot(a.session.id);
       const state = a.lastState ?? null;
       const plain = redact(snap.plain_text, policy);
       const { body, status } = splitStatusBar(plain);
-      const transcript = await ctx.sessions!.transcript(a.session.id);
+      const transcript = await ctx.sessions.transcript(a.session.id);
       return {
         adapter: a.id,
         plugin: a.plugin,
@@ -217,7 +217,6 @@ export async function callPlugins(ctx: HostContext, method: string, params: unkn
     throw new RpcError(PwError.MethodNotFound, `unknown method: ${method}`);
   }
   const host = ctx.plugins;
-  if (!host || !ctx.sessions) throw new RpcError(PwError.Internal, "this host has no plugin support");
   const m = method as M;
   let parsed;
   try {

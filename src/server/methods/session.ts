@@ -93,7 +93,7 @@ export const sessionMethods: PwHandlers<SessionMethod> = {
   },
   "session.wait": async (ctx, p, conn) => {
     // A `lua` predicate runs in the plugin registry, on the main thread (src/plugins/).
-    if (ctx.plugins && hasLua(p.matcher)) {
+    if (hasLua(p.matcher)) {
       const abort = new AbortController();
       const off = conn.onClose(() => abort.abort());
       try {

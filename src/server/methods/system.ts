@@ -36,7 +36,7 @@ export const system: FamilyHandlers<"system"> = {
     return { ok: true };
   },
   "system.clients": (ctx, _params, conn) => ({
-    clients: (ctx.clients?.list() ?? []).map((c) => ({ ...c, self: c.id === conn.id })),
+    clients: ctx.clients.list().map((c) => ({ ...c, self: c.id === conn.id })),
   }),
   "system.stats": (ctx) => hostStats(ctx),
   "system.shutdown": (ctx) => {
