@@ -12,7 +12,9 @@
  *   itself; `wire/` only `spec/`; `client/` only `wire/` and `spec/`; the root
  *   modules only `spec/`; `src/server/` (the composition root) is imported by
  *   nothing but `src/verbs/serve.ts` and `src/verbs/flow_embedded.ts` (the
- *   embedded host of `flow run`); and nothing imports `src/verbs/` but verbs.
+ *   embedded host of `flow run`); and nothing imports `src/verbs/` but verbs;
+ * - no circles among the folders either (a feature that needs another's
+ *   part gets it through a narrow interface, or the part moves down).
  *
  * @module
  */
@@ -139,6 +141,29 @@ export function layerProblems(graph: Map<string, string[]>, src: string): string
   return out;
 }
 
+/**
+ * The folders of `src/` that import each other in a circle (a module's folder:
+ * its first path part; `src/`'s root modules are small single-purpose modules,
+ * not a folder, and their module circles are found by {@link circles}).
+ */
+export function folderCircles(graph: Map<string, string[]>, src: string): string[][] {
+  const folder = (p: string) => {
+    const parts = p.slice(src.length + 1).split("/");
+    return parts.length > 1 ? parts[0] : "";
+  };
+  const folders = new Map<string, Set<string>>();
+  for (const [from, imports] of graph) {
+    const a = folder(from);
+    if (a === "") continue;
+    const set = folders.get(a) ?? folders.set(a, new Set()).get(a)!;
+    for (const to of imports) {
+      const b = to.startsWith(`${src}/`) ? folder(to) : "";
+      if (b !== "" && b !== a) set.add(b);
+    }
+  }
+  return circles(new Map([...folders].map(([f, to]) => [f, [...to]])));
+}
+
 /** Every broken rule, as one line each (empty: all hold). */
 export function problems(): string[] {
   const out: string[] = [];
@@ -154,6 +179,9 @@ export function problems(): string[] {
   }
   for (const scc of circles(graph)) out.push(`import circle: ${scc.map(rel).join(" <-> ")}`);
   out.push(...layerProblems(graph, `${ROOT}src`));
+  for (const scc of folderCircles(graph, `${ROOT}src`)) {
+    out.push(`folder circle: ${scc.map((f) => `src/${f}${f ? "/" : ""}`).join(" <-> ")}`);
+  }
   const server = [...Deno.readDirSync(`${ROOT}src/server`)]
     .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
     .map((e) => e.name);

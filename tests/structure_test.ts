@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { circles, importsOf, layerProblems, problems } from "../scripts/structure.ts";
+import { circles, folderCircles, importsOf, layerProblems, problems } from "../scripts/structure.ts";
 
 Deno.test("structure: the circle finder finds circles, self-imports, and nothing in a tree", () => {
   const g = new Map([
@@ -75,6 +75,19 @@ Deno.test("structure: each layer rule fails on a planted import and holds withou
   for (const [from, to] of allowed) {
     assert.deepEqual(layerProblems(graph(from, to), src), [], `${from} -> ${to}`);
   }
+});
+
+Deno.test("structure: folders that import each other in a circle are found", () => {
+  const src = "/r/src";
+  const g = new Map([
+    [`${src}/agents/a.ts`, [`${src}/paneio/b.ts`, `${src}/agents/c.ts`]],
+    [`${src}/paneio/b.ts`, [`${src}/core/d.ts`]],
+    [`${src}/paneio/e.ts`, [`${src}/agents/c.ts`]],
+    [`${src}/core/d.ts`, []],
+  ]);
+  assert.deepEqual(folderCircles(g, src), [["agents", "paneio"]]);
+  g.delete(`${src}/paneio/e.ts`);
+  assert.deepEqual(folderCircles(g, src), []);
 });
 
 Deno.test("structure: src/ holds to the layout's rules", () => {
