@@ -66,7 +66,7 @@ Deno.test("structure: each layer rule fails on a planted import and holds withou
     ["verbs/serve.ts", "server/host.ts"],
     ["verbs/flow_embedded.ts", "server/host.ts"],
     ["server/host.ts", "paneio/service.ts"],
-    ["paneio/host.ts", "core/registry.ts"],
+    ["paneio/pane_access.ts", "core/registry.ts"],
     ["core/pane/env.ts", "spec/config.ts"],
     ["core/registry.ts", "errors.ts"],
     ["client/client.ts", "wire/framing.ts"],

@@ -10,7 +10,7 @@
  */
 import { CliFailure } from "../errors.ts";
 import { dirname, socketPath } from "../paths.ts";
-import { resolveHost } from "./hosts.ts";
+import { resolveHost } from "./named_hosts.ts";
 import { explainSshFailure, relayCommand, type RemoteTarget, sshArgv } from "./ssh_target.ts";
 import type { Duplex } from "../wire/duplex.ts";
 import { later, sleep } from "./timer.ts";

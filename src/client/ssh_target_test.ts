@@ -78,7 +78,7 @@ Deno.test("explainSshFailure: one line per failure, naming the host and what to 
 });
 
 Deno.test("plainJson: JSONC comments and trailing commas go, strings stay", async () => {
-  const { plainJson } = await import("./hosts.ts");
+  const { plainJson } = await import("./named_hosts.ts");
   const text =
     '{\n  // a comment\n  "a": "x // not a comment, /* nor this */",\n  /* block */ "b": [1, 2,],\n  "c": "q\\"uote",\n}';
   assert.deepEqual(JSON.parse(plainJson(text)), {

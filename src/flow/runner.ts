@@ -5,14 +5,14 @@
  * by the event bus (with a 500 ms poll as the safety net). It is a client of
  * the hosts: the same code runs against a user's host, an embedded one, and
  * the hosts of other machines a step names (`host = "gpu"`), each through
- * its own connections (./hosts.ts).
+ * its own connections (./connections.ts).
  *
  * @module
  */
 import type { PaneInfo } from "../client/selectors.ts";
 import { RpcError } from "../errors.ts";
 import { type FlowPlan, type StepInstance, substitute } from "./check.ts";
-import { type FlowHosts, type HostLink, LOCAL } from "./hosts.ts";
+import { type FlowHosts, type HostLink, LOCAL } from "./connections.ts";
 import { readyForPrompt } from "../agents/readiness.ts";
 
 /** Lines a `ready` pattern scans. */

@@ -9,7 +9,7 @@
 import { ErrorReason } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { Surface } from "../core/registry.ts";
-import type { PaneHost } from "./host.ts";
+import type { PaneHost } from "./pane_access.ts";
 import { isBarePrompt, type PromptRule } from "../spec/prompts.ts";
 import type { Readiness } from "../agents/readiness.ts";
 

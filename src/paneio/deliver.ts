@@ -17,7 +17,7 @@
 import { agentWorking, turnEnded } from "../agents/readiness.ts";
 import type { Surface } from "../core/registry.ts";
 import { parseReply, waitOnPane } from "./ask.ts";
-import type { PaneHost } from "./host.ts";
+import type { PaneHost } from "./pane_access.ts";
 import { isBarePrompt } from "../spec/prompts.ts";
 import type { FromWorker, ToWorker, UpdateRequest } from "./queue_files.ts";
 import { QueueMirror } from "./mirror.ts";

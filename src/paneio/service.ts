@@ -6,7 +6,7 @@
  */
 import type { EventBus } from "../core/bus.ts";
 import { QueueService } from "./deliver.ts";
-import { type HostParts, PaneHost } from "./host.ts";
+import { type HostParts, PaneHost } from "./pane_access.ts";
 
 /** PaneIO's state on one host. */
 export class PaneIO {

@@ -8,7 +8,7 @@
 import { Client } from "../client/client.ts";
 import { describeError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
-import { namedHosts } from "../client/hosts.ts";
+import { namedHosts } from "../client/named_hosts.ts";
 
 /** One host's answer, or why there is none. */
 export type HostAnswer<T> = { host: string; ok: true; value: T } | { host: string; ok: false; error: string };

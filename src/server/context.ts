@@ -11,7 +11,7 @@ import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "../core/pane/pool.ts";
 import type { Registry } from "../core/registry.ts";
 import type { Sessions } from "../session/mod.ts";
-import type { PluginHost } from "../plugins/host.ts";
+import type { PluginHost } from "../plugins/service.ts";
 import type { PaneIO } from "../paneio/service.ts";
 import type { Connection } from "../core/connection.ts";
 import type { ClientTable } from "./clients.ts";

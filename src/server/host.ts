@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { PluginHost, type PluginOptions } from "../plugins/host.ts";
+import { PluginHost, type PluginOptions } from "../plugins/service.ts";
 import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
 import { dirname } from "../paths.ts";

@@ -78,7 +78,7 @@ export default defineVerb({
     }
     // Every other machine the flow names answers (and its write gate is open) before anything
     // starts; `run` keeps those connections for the run.
-    const { connectHosts, LOCAL, writeHosts } = await import("../flow/hosts.ts");
+    const { connectHosts, LOCAL, writeHosts } = await import("../flow/connections.ts");
     const remote = await connectHosts(plan, {
       open: action === "run" && !opts["dry-run"],
       gate: action === "run",

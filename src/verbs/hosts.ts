@@ -18,7 +18,7 @@ export default defineVerb({
   options: { json: { type: "boolean", description: 'Print {"hosts":[...]}' } },
   positionals: [],
   async run({ opts }) {
-    const { namedHosts } = await import("../client/hosts.ts");
+    const { namedHosts } = await import("../client/named_hosts.ts");
     const { Client } = await import("../client/client.ts");
     const { describeError } = await import("../errors.ts");
     const { listPanes } = await import("../client/selectors.ts");

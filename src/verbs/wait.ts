@@ -88,7 +88,7 @@ export default defineVerb({
     );
     // `--match box:sel`: the panes of the config's host "box", over ssh.
     const { host, selector } = opts.match.includes(":")
-      ? await (await import("../client/hosts.ts")).splitHostSelector(opts.match)
+      ? await (await import("../client/named_hosts.ts")).splitHostSelector(opts.match)
       : { host: null, selector: opts.match };
     // One connection: the host answers calls on it after it subscribed, events in between.
     const client = await Client.connect(host ?? undefined);

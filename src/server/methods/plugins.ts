@@ -12,7 +12,7 @@ import { type Policy, policyOf, redact } from "../../session/redact.ts";
 import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
 import { permissionDenied, pluginLoadDenied } from "../../plugins/errors.ts";
-import type { PluginHost } from "../../plugins/host.ts";
+import type { PluginHost } from "../../plugins/service.ts";
 import { validateManifest } from "../../plugins/manifest.ts";
 import { splitStatusBar } from "../../plugins/types.ts";
 import { extraPtywrightMethods } from "./server.ts";
