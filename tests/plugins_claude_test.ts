@@ -3,7 +3,9 @@
  * offline (the mock Messages API on 127.0.0.1): start → waiting_for_user_input,
  * turns with their text, a permission dialog approved (and a stale dialog id
  * refused), a cancel mid-turn, an API error with its kind, and 20 turns in a
- * row — all through `paneflow serve --stdio` as ptywright clients drive it.
+ * row; a cancel that settles for a client polling `adapter.state` and for
+ * `adapter.turn` — all through `paneflow serve --stdio` as ptywright clients
+ * drive it.
  */
 import assert from "node:assert/strict";
 import { ensureClaude, prepareClaudeEnv } from "./_claude.ts";
@@ -210,6 +212,105 @@ Deno.test("claude-code adapter drives the real Claude Code: turns, permissions, 
     assert.equal(tt.stdout, "Shell says hi.\n");
     assert.equal(mock.prompts().at(-1)!.prompt, "say hi");
     assert.equal((await cli(["adapter", "close", cliAdapter])).code, 0);
+  } finally {
+    await s.stop();
+    await mock.close();
+    await setup.cleanup();
+  }
+});
+
+Deno.test("claude-code adapter settles after a cancel: adapter.state polls and adapter.turn reach the input", async () => {
+  const bin = await ensureClaude();
+  const mock = await startMockAnthropic();
+  const setup = await prepareClaudeEnv({ baseUrl: mock.url });
+  const s = await serve();
+  const c = s.client;
+  const stateOf = async (adapter: string): Promise<State> =>
+    (await c.call("adapter.state", { adapter })).state;
+  const screenOf = async (adapter: string): Promise<string> =>
+    (await c.call("adapter.inspect", { adapter, redact: false })).plain_text;
+  try {
+    const { adapter: e } = await c.call("adapter.start", {
+      plugin: "claude-code",
+      program: bin,
+      cwd: setup.projectDir,
+      env: setup.env,
+    });
+    await waitUntil(
+      "waiting_for_user_input",
+      async () => (await stateOf(e)).state === "waiting_for_user_input",
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      },
+    );
+
+    // A slow answer, cancelled once part of it is on screen; then only `adapter.state` polls
+    // (no wait, so no `stable_ms`): the adapter must leave `cancelling` by itself.
+    mock.enqueue({ kind: "slow", text: "one two three four five six seven eight nine ten", seconds: 30 });
+    await c.call("adapter.send", { adapter: e, intent: "send_prompt", params: { prompt: "count slowly" } });
+    // Claude Code shows the answer's `●` (its text comes when the line is done): streaming began.
+    await waitUntil("the slow answer begun on screen", async () => {
+      const st = await stateOf(e);
+      return st.state === "thinking" && /^●/m.test(await screenOf(e));
+    }, { timeoutMs: 20_000, intervalMs: 50 });
+    const sent = await c.call("adapter.send", { adapter: e, intent: "cancel" });
+    assert.equal(sent.state.state, "cancelling", JSON.stringify(sent.state));
+    assert.match(sent.state.evidence, /cancel intent recently applied/);
+    const t0 = Date.now();
+    const seen: string[] = [];
+    const rested = await waitUntil("a resting state after the cancel (adapter.state)", async () => {
+      const st = await stateOf(e);
+      if (seen.at(-1) !== st.state) seen.push(st.state);
+      return st.state !== "cancelling" && st;
+    }, { timeoutMs: 5_000, intervalMs: 50 }).catch(async (err) => {
+      throw new Error(`${err.message}\nstates: ${seen.join(" > ")}\n--- screen ---\n${await screenOf(e)}`);
+    });
+    assert.equal(rested.state, "waiting_for_user_input", `${JSON.stringify(rested)}\n${await screenOf(e)}`);
+    assert.equal(rested.evidence, "input prompt glyph detected");
+    assert.equal(rested.confidence, 0.62);
+    assert.ok(Date.now() - t0 < 5_000);
+    assert.match(await screenOf(e), /Interrupted/);
+    // It rests there: the next polls say the same.
+    assert.equal((await stateOf(e)).state, "waiting_for_user_input");
+
+    // A held answer, cancelled before any of it shows: Claude Code takes the prompt off the
+    // transcript and puts it back in the input box. `adapter.turn` with the cancel intent
+    // waits with wait_turn_matcher, which must end there too.
+    await waitUntil("every queued reply taken", () => mock.pending() === 0, { timeoutMs: 10_000 });
+    mock.enqueue({ kind: "hold" });
+    await c.call("adapter.send", { adapter: e, intent: "send_prompt", params: { prompt: "hold on" } });
+    await waitUntil(
+      "the held request at the mock, the turn in flight",
+      async () => mock.holding() === 1 && (await stateOf(e)).state === "thinking",
+      { timeoutMs: 20_000, intervalMs: 50 },
+    );
+    const t1 = Date.now();
+    const turned = await c.request("adapter.turn", {
+      adapter: e,
+      send: { intent: "cancel" },
+      wait: { timeout_ms: 10_000 },
+    }, 20_000);
+    if (turned.error) throw new Error(`${turned.error.message}\n--- screen ---\n${await screenOf(e)}`);
+    assert.ok(Date.now() - t1 < 5_000, `adapter.turn took ${Date.now() - t1} ms`);
+    assert.equal(turned.result.state.state, "waiting_for_user_input", JSON.stringify(turned.result.state));
+    assert.equal(turned.result.state.evidence, "input prompt glyph detected");
+    assert.equal((await stateOf(e)).state, "waiting_for_user_input");
+    mock.release();
+
+    // The adapter is usable after both: the next turn completes with its own text.
+    await waitUntil("the held request let go", () => mock.holding() === 0 && mock.pending() === 0);
+    mock.enqueue({ kind: "text", text: "After the cancels." });
+    const nextMsg = await c.request("adapter.turn", {
+      adapter: e,
+      send: { intent: "send_prompt", params: { prompt: "carry on" } },
+      wait: { timeout_ms: 60_000 },
+    }, 70_000);
+    if (nextMsg.error) throw new Error(`${nextMsg.error.message}\n--- screen ---\n${await screenOf(e)}`);
+    const next = nextMsg.result;
+    assert.equal(next.state.state, "completed_turn", JSON.stringify(next.state));
+    assert.equal(next.state.metadata.turn.text, "After the cancels.");
+    assert.equal(mock.prompts().at(-1)!.prompt, "carry on");
   } finally {
     await s.stop();
     await mock.close();

@@ -153,8 +153,11 @@ export class ClaudeCodePlugin implements PluginRuntime {
   #options: string[] = [];
   /** The first line of the prompt submitted last, to find its turn on screen. */
   #prompt: string | null = null;
-  /** A cancel has settled (a resting state was seen with a stable screen). */
-  #cancelSettled = false;
+  /**
+   * The last cancel since the last prompt: `pending` until classify sees the
+   * turn unwound, then `settled`; null when no cancel followed the prompt.
+   */
+  #cancel: "pending" | "settled" | null = null;
 
   call(fn: string, arg: unknown): unknown {
     const params = (arg && typeof arg === "object" ? arg : {}) as Record<string, unknown>;
@@ -185,6 +188,7 @@ export class ClaudeCodePlugin implements PluginRuntime {
         const prompt = str("prompt");
         if (!prompt) return { actions: [], last_intent: "" };
         this.#prompt = prompt.split("\n")[0].trim();
+        this.#cancel = null;
         // ptywright's plan starts with Enter (it clears the welcome panel). When the
         // input box holds a draft — Claude Code puts an interrupted prompt back
         // there — that Enter would submit the draft, so the draft is cleared
@@ -271,10 +275,10 @@ export class ClaudeCodePlugin implements PluginRuntime {
       case "model_effort_right":
         return { actions: [key("right")] };
       case "cancel":
-        this.#cancelSettled = false;
+        this.#cancel = "pending";
         return { actions: [key("escape")], last_intent: "cancelling" };
       case "force_cancel":
-        this.#cancelSettled = false;
+        this.#cancel = "pending";
         return { actions: [key("escape"), key("escape")], last_intent: "cancelling" };
       case "key": {
         const raw = str("key");
@@ -296,7 +300,9 @@ export class ClaudeCodePlugin implements PluginRuntime {
         // previous turn's marker, or a dialog just answered, can sit still for
         // 300 ms. The `turn_settled` predicate asks the same questions of the
         // turn in flight (its prompt on screen; a dialog other than the one
-        // answered). `Total cost:` stays for non-Claude programs.
+        // answered; after a cancel, the turn unwound as `cancel_settled` sees
+        // it, since a prompt cancelled before its answer leaves the transcript).
+        // `Total cost:` stays for non-Claude programs.
         const ms = typeof p.completed_turn_stable_ms === "number" ? p.completed_turn_stable_ms : 300;
         return {
           type: "all",
@@ -309,7 +315,11 @@ export class ClaudeCodePlugin implements PluginRuntime {
                   value: {
                     plugin: "claude-code",
                     predicate: "turn_settled",
-                    params: { prompt: this.#prompt ?? "", answered: this.#answered ?? "" },
+                    params: {
+                      prompt: this.#prompt ?? "",
+                      answered: this.#answered ?? "",
+                      ...(this.#cancel ? { cancelled: true } : {}),
+                    },
                   },
                 },
                 { type: "contains_text", value: "Total cost:" },
@@ -320,7 +330,9 @@ export class ClaudeCodePlugin implements PluginRuntime {
         };
       }
       case "turn_settled":
-        return turnSettled(p as { screen?: string; params?: { prompt?: string; answered?: string } });
+        return turnSettled(
+          p as { screen?: string; params?: { prompt?: string; answered?: string; cancelled?: boolean } },
+        );
       case "wait_cancel_settled_matcher": {
         // ptywright: screen_stable alone. A busy screen that does not animate
         // (accessibility mode) is stable too, so the work indicator must be gone.
@@ -448,7 +460,7 @@ export class ClaudeCodePlugin implements PluginRuntime {
       case "busy":
       case "busy_spinner":
       case "busy_unfinished": {
-        if (cancelling && !this.#cancelSettled) {
+        if (cancelling && this.#cancel !== "settled") {
           return out("cancelling", 0.7, "cancel intent recently applied; work indicator still visible");
         }
         const partial = this.#ownTurn(regions.transcript);
@@ -471,11 +483,14 @@ export class ClaudeCodePlugin implements PluginRuntime {
       }
       default: {
         // The input prompt with no work in flight.
-        if (cancelling && !this.#cancelSettled) {
-          if (!settled) {
+        // A cancel has settled after a wait's stability window or, when no wait
+        // measured one (`adapter.state` / `adapter.send` leave `stable_ms` out), once the
+        // screen shows the turn unwound: the `cancel_settled` predicate's evidence.
+        if (cancelling && this.#cancel !== "settled") {
+          if (!settled && !cancelSettled({ screen, params: { prompt: this.#prompt ?? "" } })) {
             return out("cancelling", 0.7, "cancel intent recently applied; waiting for the screen to settle");
           }
-          this.#cancelSettled = true;
+          this.#cancel = "settled";
         }
         if (ctx.last_intent === "prompt_submitted") {
           const turn = this.#ownTurn(regions.transcript);

@@ -127,15 +127,19 @@ export function ownTurn(transcript: string[], prompt: string): string[] | null {
 
 /**
  * The `turn_settled` predicate: the turn in flight has come to rest (its
- * prompt is on screen with no work indicator: done, interrupted or failed),
- * or a dialog waits for an answer (not the one answered last).
+ * prompt is on screen with no work indicator: done, interrupted or failed;
+ * after a cancel, `cancel_settled`), or a dialog waits for an answer (not the
+ * one answered last).
  */
-export function turnSettled(input: { screen?: string; params?: { prompt?: string; answered?: string } }) {
+export function turnSettled(
+  input: { screen?: string; params?: { prompt?: string; answered?: string; cancelled?: boolean } },
+) {
   const screen = input.screen ?? "";
   const lines = screen.split("\n");
   const bottom = lines.slice(-30).join("\n");
   const anchor = DIALOG_ANCHOR.exec(bottom);
   if (anchor) return { matched: true, evidence: `dialog: ${anchor[0]}` };
+  if (input.params?.cancelled) return cancelSettled({ screen, params: { prompt: input.params.prompt } });
   const verdict = classifyScreen(CLAUDE_SCREEN, screen);
   if (!verdict || verdict.state === "thinking") return false;
   if (verdict.rule === "permission_dialog") {

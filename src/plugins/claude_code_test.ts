@@ -154,3 +154,50 @@ Deno.test("claude-code: a cancel before any answer settles at the input, not at 
   p.call("cancel", {});
   assert.equal(classify(p, "api_error_500", extra).state, "error");
 });
+
+Deno.test("claude-code: a cancel settles on `adapter.state` (no stable_ms) once the screen shows the turn unwound", () => {
+  const p = new ClaudeCodePlugin();
+  const cancelling = { last_intent: "cancelling" };
+  // Interrupted after part of the answer: the `Interrupted` line in the prompt's turn.
+  p.call("send_prompt", { prompt: "start and get interrupted" });
+  p.call("cancel", {});
+  assert.equal(classify(p, "busy", cancelling).state, "cancelling");
+  // The spinner is gone but the turn has not unwound yet (no `Interrupted`, prompt not put back).
+  const idle = classify(p, "idle_startup", cancelling);
+  assert.equal(idle.state, "cancelling", JSON.stringify(idle));
+  assert.equal(idle.evidence, "cancel intent recently applied; waiting for the screen to settle");
+  const st = classify(p, "interrupted", cancelling);
+  assert.equal(st.state, "waiting_for_user_input", JSON.stringify(st));
+  assert.equal(st.evidence, "input prompt glyph detected");
+  assert.equal(st.confidence, 0.62);
+  // Settled stays settled until the next prompt.
+  assert.equal(classify(p, "idle_startup", cancelling).state, "waiting_for_user_input");
+
+  // Cancelled before any answer: the prompt is put back in the input box.
+  p.call("send_prompt", { prompt: "wait for the held reply" });
+  p.call("cancel", {});
+  assert.equal(classify(p, "idle_startup", cancelling).state, "cancelling");
+  assert.equal(classify(p, "interrupted_before_output", cancelling).state, "waiting_for_user_input");
+});
+
+Deno.test("claude-code: after a cancel, wait_turn_matcher's turn_settled fires on the unwound turn", () => {
+  const p = new ClaudeCodePlugin();
+  p.call("send_prompt", { prompt: "wait for the held reply" });
+  // deno-lint-ignore no-explicit-any
+  const predicateParams = () => (p.call("wait_turn_matcher", {}) as any).value[0].value[0].value.params;
+  assert.equal(predicateParams().cancelled, undefined);
+  const settled = (name: string) =>
+    p.call("turn_settled", { screen: screen(name), params: predicateParams() });
+  // Without a cancel, a prompt back in the input box is not this turn's end.
+  assert.equal(settled("interrupted_before_output"), false);
+  p.call("cancel", {});
+  assert.equal(predicateParams().cancelled, true);
+  assert.deepEqual(settled("interrupted_before_output"), {
+    matched: true,
+    evidence: "prompt put back in the input box",
+  });
+  assert.equal(settled("busy"), false);
+  // The next prompt clears it.
+  p.call("send_prompt", { prompt: "next" });
+  assert.equal(predicateParams().cancelled, undefined);
+});
