@@ -13,9 +13,16 @@
  * prompt ends *this* turn). A Lua copy would have to re-encode those rules and
  * drift; importing them is the point.
  *
+ * Here: the plugin's state, the intents that read or keep it, and classify in
+ * its phases (the adapter's own dialogs, then the shared rules' verdict mapped
+ * to a state, then the turn's bookkeeping at the prompt). The manifest, the
+ * catalog `describe()` lists, the other intents and the wait matchers are
+ * claude_code_catalog.ts; reading the screen beyond the shared rules is
+ * claude_code_screen.ts.
+ *
  * @module
  */
-import { classifyScreen } from "../agents/classify.ts";
+import { classifyScreen, type ScreenVerdict } from "../agents/classify.ts";
 import { CLAUDE_SCREEN, claudeComposer, claudeRegions } from "../agents/claude_screen.ts";
 import {
   cancelSettled,
@@ -31,120 +38,45 @@ import {
   turnSettled,
   turnText,
 } from "./claude_code_screen.ts";
-
-export { fnv1aHex, redactSecrets } from "./claude_code_screen.ts";
-import { type Manifest, PERMISSIONS } from "./manifest.ts";
+import {
+  describe,
+  key,
+  type Params,
+  PLANS,
+  str,
+  text,
+  waitCancelSettledMatcher,
+  waitTurnMatcher,
+} from "./claude_code_catalog.ts";
 import { PluginFailure } from "./errors.ts";
 import type { PluginRuntime } from "./runtime.ts";
 import type { ActionPlan, ClassifyContext, PlanAction } from "./types.ts";
-import { VERSION } from "../spec/codes.ts";
 
-/** The built-in manifest (plugins/claude-code/manifest.toml in ptywright). */
-export const CLAUDE_CODE_MANIFEST: Manifest = {
-  name: "claude-code",
-  kind: "adapter",
-  version: VERSION,
-  runtime: "lua",
-  entrypoint: "main.lua",
-  // Every permission there is (the catalog's manifest declares them all).
-  permissions: [...PERMISSIONS],
-  default_target: {
-    program: "claude",
-    rows: 60,
-    cols: 200,
-    env: {
-      CLAUDE_CODE_SKIP_PROMPT_HISTORY: "1",
-      CLAUDE_CODE_DISABLE_MOUSE: "1",
-      CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1",
-      CLAUDE_CODE_DISABLE_MESSAGE_ACTIONS: "1",
-      CLAUDE_CODE_DISABLE_ATTACHMENTS: "1",
-      CLAUDE_CODE_SYNTAX_HIGHLIGHT: "0",
-      CLAUDE_CODE_ACCESSIBILITY: "1",
-      CLAUDE_CODE_NO_FLICKER: "0",
-      NO_COLOR: "1",
-      FORCE_COLOR: "0",
-    },
-    required_env: {
-      CLAUDE_CODE_DISABLE_TERMINAL_TITLE: "1",
-      CLAUDE_CODE_DISABLE_VIRTUAL_SCROLL: "1",
-    },
-  },
-};
+export { fnv1aHex, redactSecrets } from "./claude_code_screen.ts";
+export { CLAUDE_CODE_MANIFEST } from "./claude_code_catalog.ts";
 
-const INTENTS: [string, string][] = [
-  ["send_prompt", "Type the prompt and press Enter; marks the turn start"],
-  ["steer", "Bracketed-paste a prompt mid-turn and press Enter"],
-  ["attach_file", "Bracketed-paste a file path into the prompt, no Enter"],
-  ["approve", "Press Enter on the current permission / plan dialog (dialog_id guards staleness)"],
-  ["deny", "Press Escape on the current dialog"],
-  ["choose_option", "Pick a numbered option by index or label"],
-  ["approve_trust", "Type 1 + Enter on the workspace-trust dialog"],
-  ["deny_trust", "Type 2 + Enter on the workspace-trust dialog"],
-  ["dismiss_welcome", "Press Enter to clear the welcome panel"],
-  ["expand", "Ctrl+O: expand or collapse the focused tool row"],
-  ["model_effort_left", "Left in the model picker's effort control"],
-  ["model_effort_right", "Right in the model picker's effort control"],
-  ["slash_command", "Type a slash command and press Enter"],
-  ["cancel", "Escape: interrupt the turn"],
-  ["force_cancel", "Escape twice: interrupt a tool call in flight"],
-  ["key", "A named key, or any other string typed verbatim"],
-];
+/** A classified state, as `classify` returns it. */
+type Snapshot = Record<string, unknown>;
 
-const STATES: [string, string][] = [
-  ["starting", "Claude Code is drawing its first screen or the welcome panel"],
-  ["ready", "Nothing Claude Code-specific on screen yet"],
-  ["waiting_for_login", "A login / sign-in dialog"],
-  ["waiting_for_trust", "The workspace-trust dialog"],
-  ["waiting_for_model_select", "The model picker"],
-  ["waiting_for_enter_plan_mode", "Claude asks to enter plan mode"],
-  ["waiting_for_plan_approval", "A plan waits for approval"],
-  ["waiting_for_permission", "A tool-permission dialog (metadata.permission)"],
-  ["waiting_for_external_editor", "Claude waits for an external editor to close"],
-  ["usage_screen", "The /usage panel"],
-  ["local_ui_screen", "Another local panel (/help, /config, ...)"],
-  ["waiting_for_user_input", "The input prompt, no turn in flight"],
-  ["thinking", "A turn is in flight"],
-  ["cancelling", "A cancel was sent and the screen has not settled"],
-  ["completed_turn", "The submitted turn finished (metadata.turn.text)"],
-  ["error", "An API error banner ended the turn (metadata.error.kind)"],
-];
+/** Makes one classify call's snapshots: its sequence, and the status metadata every state carries. */
+type Out = (state: string, confidence: number, evidence: string, extra?: Record<string, unknown>) => Snapshot;
 
-const KEYS = new Set([
-  "enter",
-  "escape",
-  "tab",
-  "shift_tab",
-  "backspace",
-  "delete",
-  "space",
-  "up",
-  "down",
-  "right",
-  "left",
-  "home",
-  "end",
-  "page_up",
-  "page_down",
-  "insert",
-  ..."abcdefgklnopqrstuvwxyz".split("").map((c) => `ctrl_${c}`),
-  ...Array.from({ length: 12 }, (_, i) => `f${i + 1}`),
-]);
-const KEY_ALIASES: Record<string, string> = { esc: "escape", return: "enter", ret: "enter", del: "delete" };
-
-const key = (value: string): PlanAction => ({ type: "key", value });
-const text = (value: string): PlanAction => ({ type: "text", value });
+function snapshots(sequence: number, meta: Record<string, unknown>): Out {
+  return (state, confidence, evidence, extra = {}) => {
+    const metadata = { ...meta, ...extra };
+    return {
+      sequence,
+      candidates: [],
+      state,
+      confidence,
+      evidence,
+      ...(Object.keys(metadata).length ? { metadata } : {}),
+    };
+  };
+}
 
 /** One claude-code adapter instance; keeps the last dialog and the prompt in flight. */
 export class ClaudeCodePlugin implements PluginRuntime {
-  readonly exports: string[] = [
-    "classify",
-    "describe",
-    ...INTENTS.map(([n]) => n),
-    "wait_turn_matcher",
-    "wait_cancel_settled_matcher",
-    "turn_settled",
-    "cancel_settled",
-  ].sort();
   /** The text in the input box at the last classify (null: none shown). */
   #draft: string | null = null;
   /** The dialog the last approve / deny / choose_option answered. */
@@ -159,10 +91,34 @@ export class ClaudeCodePlugin implements PluginRuntime {
    */
   #cancel: "pending" | "settled" | null = null;
 
+  /** The exported functions: classify, describe, the intents, the wait matchers and their predicates. */
+  readonly #fns: Record<string, (p: Params) => unknown> = {
+    classify: (p) => this.classify(p as unknown as ClassifyContext),
+    describe,
+    ...PLANS,
+    send_prompt: (p) => this.#sendPrompt(p),
+    approve: (p) => this.#approve(p),
+    deny: () => this.#answer([key("escape")]),
+    choose_option: (p) => this.#chooseOption(p),
+    cancel: () => this.#cancelWith([key("escape")]),
+    force_cancel: () => this.#cancelWith([key("escape"), key("escape")]),
+    wait_turn_matcher: (p) =>
+      waitTurnMatcher(p, {
+        prompt: this.#prompt ?? "",
+        answered: this.#answered ?? "",
+        ...(this.#cancel ? { cancelled: true } : {}),
+      }),
+    turn_settled: (p) => turnSettled(p),
+    wait_cancel_settled_matcher: (p) => waitCancelSettledMatcher(p, { prompt: this.#prompt ?? "" }),
+    cancel_settled: (p) => cancelSettled(p),
+  };
+  readonly exports: string[] = Object.keys(this.#fns).sort();
+
   call(fn: string, arg: unknown): unknown {
-    const params = (arg && typeof arg === "object" ? arg : {}) as Record<string, unknown>;
+    const params = (arg && typeof arg === "object" ? arg : {}) as Params;
     try {
-      return this.#dispatch(fn, params);
+      if (!Object.hasOwn(this.#fns, fn)) throw new Error(`no exported function \`${fn}\``);
+      return this.#fns[fn](params);
     } catch (e) {
       throw new PluginFailure(`lua plugin \`claude-code\` failed: ${(e as Error).message}`);
     }
@@ -170,219 +126,95 @@ export class ClaudeCodePlugin implements PluginRuntime {
 
   close(): void {}
 
-  #dispatch(fn: string, p: Record<string, unknown>): unknown {
-    const str = (k: string) => (typeof p[k] === "string" ? p[k] as string : "");
-    switch (fn) {
-      case "classify":
-        return this.classify(p as unknown as ClassifyContext);
-      case "describe":
-        return {
-          intents: INTENTS.map(([name, description]) => ({ name, description })),
-          wait_matchers: [
-            { name: "wait_turn_matcher", description: "A turn boundary anchor, then a stable screen" },
-            { name: "wait_cancel_settled_matcher", description: "A stable screen after a cancel" },
-          ],
-          states: STATES.map(([name, description]) => ({ name, description })),
-        };
-      case "send_prompt": {
-        const prompt = str("prompt");
-        if (!prompt) return { actions: [], last_intent: "" };
-        this.#prompt = prompt.split("\n")[0].trim();
-        this.#cancel = null;
-        // ptywright's plan starts with Enter (it clears the welcome panel). When the
-        // input box holds a draft — Claude Code puts an interrupted prompt back
-        // there — that Enter would submit the draft, so the draft is cleared
-        // instead (Ctrl+U per line, Backspace joining the lines).
-        const lines = this.#draft ? this.#draft.split("\n").length : 0;
-        const clear: PlanAction[] = [];
-        for (let i = 0; i < lines; i++) clear.push(...(i ? [key("backspace")] : []), key("ctrl_u"));
-        return {
-          actions: [
-            ...(lines ? clear : [key("enter")]),
-            { type: "mark_transcript", value: { label: "turn_start" } },
-            { type: "stream_text", value: { text: prompt } },
-            key("enter"),
-            key("enter"),
-          ],
-          last_intent: "prompt_submitted",
-        } satisfies ActionPlan;
-      }
-      case "steer": {
-        const prompt = str("prompt");
-        if (!prompt) return { actions: [] };
-        return { actions: [{ type: "bracketed_paste", value: prompt }, key("enter")] };
-      }
-      case "slash_command": {
-        let name = str("command") || str("name");
-        if (!name) return { actions: [] };
-        if (!name.startsWith("/")) name = `/${name}`;
-        const actions: PlanAction[] = p.dismiss_welcome ? [key("enter")] : [];
-        actions.push({ type: "stream_text", value: { text: name } }, key("enter"));
-        return { actions };
-      }
-      case "approve": {
-        const want = p.dialog_id;
-        if (want !== undefined && want !== null && (this.#dialogId === null || want !== this.#dialogId)) {
-          throw new Error(
-            `stale_dialog: dialog_id ${String(want)} does not match the current dialog (${
-              this.#dialogId ?? "none"
-            })`,
-          );
-        }
-        this.#answered = this.#dialogId;
-        return { actions: [key("enter")] };
-      }
-      case "deny":
-        this.#answered = this.#dialogId;
-        return { actions: [key("escape")] };
-      case "choose_option": {
-        const want = p.dialog_id;
-        if (want !== undefined && want !== null && want !== this.#dialogId) {
-          throw new Error(`stale_dialog: dialog_id ${String(want)} does not match the current dialog`);
-        }
-        let index: number | null = null;
-        if (typeof p.index === "number") index = p.index;
-        else if (typeof p.option === "number") index = p.option;
-        else if (typeof p.option === "string") {
-          const o = p.option.trim();
-          if (/^\d+$/.test(o)) index = Number(o);
-          else {
-            const lc = o.toLowerCase();
-            const exact = this.#options.findIndex((x) => x.toLowerCase() === lc);
-            const sub = this.#options.findIndex((x) => x.toLowerCase().includes(lc));
-            const i = exact >= 0 ? exact : sub;
-            if (i < 0) throw new Error(`no option matches "${o}"`);
-            index = i + 1;
-          }
-        }
-        if (index === null) throw new Error("choose_option needs `index` or `option`");
-        if (this.#options.length && (index < 1 || index > this.#options.length)) {
-          throw new Error(`option ${index} is outside the current option range 1..${this.#options.length}`);
-        }
-        this.#answered = this.#dialogId;
-        return { actions: [text(String(index)), key("enter")] };
-      }
-      case "approve_trust":
-        return { actions: [text("1"), key("enter")] };
-      case "deny_trust":
-        return { actions: [text("2"), key("enter")] };
-      case "dismiss_welcome":
-        return { actions: [key("enter")] };
-      case "expand":
-        return { actions: [key("ctrl_o")] };
-      case "model_effort_left":
-        return { actions: [key("left")] };
-      case "model_effort_right":
-        return { actions: [key("right")] };
-      case "cancel":
-        this.#cancel = "pending";
-        return { actions: [key("escape")], last_intent: "cancelling" };
-      case "force_cancel":
-        this.#cancel = "pending";
-        return { actions: [key("escape"), key("escape")], last_intent: "cancelling" };
-      case "key": {
-        const raw = str("key");
-        if (!raw) throw new Error("key is required");
-        const name = raw.toLowerCase().replaceAll("-", "_");
-        const k = KEY_ALIASES[name] ?? name;
-        return { actions: [KEYS.has(k) ? key(k) : text(raw)] };
-      }
-      case "attach_file": {
-        const path = str("path");
-        if (!path) throw new Error("path is required");
-        if (/[\r\n]/.test(path)) throw new Error("path must not contain newlines");
-        return { actions: [{ type: "bracketed_paste", value: path }] };
-      }
-      case "wait_turn_matcher": {
-        // ptywright's anchors (a dialog's text, the prompt plus a `✻ <Verb> for Ns`
-        // line) fire on the screen from before the input: Claude Code 2.1.328 in
-        // accessibility mode does not animate while it waits for the API, so the
-        // previous turn's marker, or a dialog just answered, can sit still for
-        // 300 ms. The `turn_settled` predicate asks the same questions of the
-        // turn in flight (its prompt on screen; a dialog other than the one
-        // answered; after a cancel, the turn unwound as `cancel_settled` sees
-        // it, since a prompt cancelled before its answer leaves the transcript).
-        // `Total cost:` stays for non-Claude programs.
-        const ms = typeof p.completed_turn_stable_ms === "number" ? p.completed_turn_stable_ms : 300;
-        return {
-          type: "all",
-          value: [
-            {
-              type: "any",
-              value: [
-                {
-                  type: "lua",
-                  value: {
-                    plugin: "claude-code",
-                    predicate: "turn_settled",
-                    params: {
-                      prompt: this.#prompt ?? "",
-                      answered: this.#answered ?? "",
-                      ...(this.#cancel ? { cancelled: true } : {}),
-                    },
-                  },
-                },
-                { type: "contains_text", value: "Total cost:" },
-              ],
-            },
-            { type: "screen_stable", value: { min_ms: ms } },
-          ],
-        };
-      }
-      case "turn_settled":
-        return turnSettled(
-          p as { screen?: string; params?: { prompt?: string; answered?: string; cancelled?: boolean } },
-        );
-      case "wait_cancel_settled_matcher": {
-        // ptywright: screen_stable alone. A busy screen that does not animate
-        // (accessibility mode) is stable too, so the work indicator must be gone.
-        const ms = typeof p.completed_turn_stable_ms === "number" ? p.completed_turn_stable_ms : 300;
-        return {
-          type: "all",
-          value: [
-            {
-              type: "lua",
-              value: {
-                plugin: "claude-code",
-                predicate: "cancel_settled",
-                params: { prompt: this.#prompt ?? "" },
-              },
-            },
-            { type: "screen_stable", value: { min_ms: ms } },
-          ],
-        };
-      }
-      case "cancel_settled":
-        return cancelSettled(p as { screen?: string; params?: { prompt?: string } });
-      default:
-        throw new Error(`no exported function \`${fn}\``);
+  /**
+   * send_prompt. ptywright's plan starts with Enter (it clears the welcome
+   * panel). When the input box holds a draft — Claude Code puts an
+   * interrupted prompt back there — that Enter would submit the draft, so the
+   * draft is cleared instead (Ctrl+U per line, Backspace joining the lines).
+   */
+  #sendPrompt(p: Params): ActionPlan {
+    const prompt = str(p, "prompt");
+    if (!prompt) return { actions: [], last_intent: "" };
+    this.#prompt = prompt.split("\n")[0].trim();
+    this.#cancel = null;
+    const lines = this.#draft ? this.#draft.split("\n").length : 0;
+    const clear: PlanAction[] = [];
+    for (let i = 0; i < lines; i++) clear.push(...(i ? [key("backspace")] : []), key("ctrl_u"));
+    return {
+      actions: [
+        ...(lines ? clear : [key("enter")]),
+        { type: "mark_transcript", value: { label: "turn_start" } },
+        { type: "stream_text", value: { text: prompt } },
+        key("enter"),
+        key("enter"),
+      ],
+      last_intent: "prompt_submitted",
+    };
+  }
+
+  /** approve: Enter on the current dialog; a `dialog_id` that is not the current dialog's is `stale_dialog`. */
+  #approve(p: Params): ActionPlan {
+    const want = p.dialog_id;
+    if (want !== undefined && want !== null && (this.#dialogId === null || want !== this.#dialogId)) {
+      throw new Error(
+        `stale_dialog: dialog_id ${String(want)} does not match the current dialog (${
+          this.#dialogId ?? "none"
+        })`,
+      );
     }
+    return this.#answer([key("enter")]);
+  }
+
+  /** choose_option: the option's number, then Enter. */
+  #chooseOption(p: Params): ActionPlan {
+    const want = p.dialog_id;
+    if (want !== undefined && want !== null && want !== this.#dialogId) {
+      throw new Error(`stale_dialog: dialog_id ${String(want)} does not match the current dialog`);
+    }
+    const index = this.#optionIndex(p);
+    if (this.#options.length && (index < 1 || index > this.#options.length)) {
+      throw new Error(`option ${index} is outside the current option range 1..${this.#options.length}`);
+    }
+    return this.#answer([text(String(index)), key("enter")]);
+  }
+
+  /** The option `index`, or `option` as a number, a numeral or a label (an exact match before a substring). */
+  #optionIndex(p: Params): number {
+    if (typeof p.index === "number") return p.index;
+    if (typeof p.option === "number") return p.option;
+    if (typeof p.option !== "string") throw new Error("choose_option needs `index` or `option`");
+    const o = p.option.trim();
+    if (/^\d+$/.test(o)) return Number(o);
+    const lc = o.toLowerCase();
+    const exact = this.#options.findIndex((x) => x.toLowerCase() === lc);
+    const i = exact >= 0 ? exact : this.#options.findIndex((x) => x.toLowerCase().includes(lc));
+    if (i < 0) throw new Error(`no option matches "${o}"`);
+    return i + 1;
+  }
+
+  /** A plan that answers the current dialog (remembered, so a wait does not end on it). */
+  #answer(actions: PlanAction[]): ActionPlan {
+    this.#answered = this.#dialogId;
+    return { actions };
+  }
+
+  #cancelWith(actions: PlanAction[]): ActionPlan {
+    this.#cancel = "pending";
+    return { actions, last_intent: "cancelling" };
   }
 
   /** classify(ctx): the state of the screen. */
-  classify(ctx: ClassifyContext): Record<string, unknown> {
+  classify(ctx: ClassifyContext): Snapshot {
     const screen = ctx.screen ?? "";
     const lines = screen.split("\n");
-    const seq = ctx.sequence;
-    const base = {
-      sequence: seq,
-      candidates: [] as unknown[],
-    };
-    const meta: Record<string, unknown> = {};
-    const status = this.#status(lines);
-    if (status) meta.status = status;
-    const out = (
-      state: string,
-      confidence: number,
-      evidence: string,
-      extra: Record<string, unknown> = {},
-    ) => {
-      const metadata = { ...meta, ...extra };
-      return { ...base, state, confidence, evidence, ...(Object.keys(metadata).length ? { metadata } : {}) };
-    };
+    const status = statusOf(lines);
+    const out = snapshots(ctx.sequence, status ? { status } : {});
     if (!screen.trim()) return out("starting", 0.3, "no screen evidence yet");
+    return this.#adapterDialog(lines, ctx, out) ?? this.#byRules(screen, lines, ctx, out);
+  }
 
-    // Dialogs the shared rules do not model: the adapter can answer them.
+  /** Dialogs the shared rules do not model: the adapter can answer them. */
+  #adapterDialog(lines: string[], ctx: ClassifyContext, out: Out): Snapshot | null {
     const bottom = lines.slice(-30).join("\n");
     if (/Press Enter to log in|Log in to Claude Code|Select login method|Paste code here/i.test(bottom)) {
       const url = /https:\/\/\S+/.exec(bottom)?.[0];
@@ -418,151 +250,115 @@ export class ClaudeCodePlugin implements PluginRuntime {
       }
       return out("usage_screen", 0.8, "usage panel detected");
     }
+    return null;
+  }
 
-    // Everything else: the rules `status`/`ps` use (src/agents/claude_screen.ts).
+  /** Everything else: the rules `status`/`ps` use (src/agents/claude_screen.ts), mapped to states. */
+  #byRules(screen: string, lines: string[], ctx: ClassifyContext, out: Out): Snapshot {
     const verdict = classifyScreen(CLAUDE_SCREEN, screen);
-    const regions = claudeRegions(lines);
     this.#draft = claudeComposer(lines) || null;
-    const cancelling = ctx.last_intent === "cancelling";
-    const settled = ctx.stable_ms !== undefined && ctx.stable_ms >= ctx.completed_turn_stable_ms;
     if (verdict?.rule !== "permission_dialog") {
       this.#dialogId = null;
       this.#options = [];
     }
-    if (!verdict) {
-      if (/Welcome to Claude Code|Ready to code\?|Welcome back/.test(screen)) {
-        return out("starting", 0.7, "welcome screen visible");
-      }
-      if (/Claude Code v\d/.test(screen) && !/❯/.test(screen)) {
-        return out("starting", 0.5, "Claude Code banner visible; no input prompt yet");
-      }
-      return out(ctx.last_intent || "ready", 0.2, "no Claude Code-specific evidence detected");
-    }
+    if (!verdict) return noRule(screen, ctx, out);
+    const transcript = claudeRegions(lines).transcript;
+    const cancelling = ctx.last_intent === "cancelling";
     // Esc before any answer puts the prompt back in the input box and takes its turn off the
     // transcript, so the last turn on screen is an older one: its error banner is not this turn's.
     const olderError = verdict.rule === "api_error" && cancelling &&
-      !this.#ownTurn(regions.transcript)?.some((l) => ERROR_LINE.test(l));
+      !this.#ownTurn(transcript)?.some((l) => ERROR_LINE.test(l));
     switch (olderError ? "idle_prompt" : verdict.rule) {
-      case "permission_dialog": {
-        const d = permissionDialog(lines)!;
-        this.#dialogId = fnv1aHex(d.body);
-        this.#options = d.options;
-        return out("waiting_for_permission", 0.84, "permission or approval prompt text detected", {
-          permission: {
-            tool: redactSecrets(d.tool),
-            summary: redactSecrets(d.summary),
-            question: d.question,
-            options: d.options,
-          },
-          dialog_id: this.#dialogId,
-        });
-      }
+      case "permission_dialog":
+        return this.#permission(lines, out);
       case "busy":
       case "busy_spinner":
-      case "busy_unfinished": {
-        if (cancelling && this.#cancel !== "settled") {
-          return out("cancelling", 0.7, "cancel intent recently applied; work indicator still visible");
-        }
-        const partial = this.#ownTurn(regions.transcript);
-        return out(
-          "thinking",
-          0.76,
-          "active work indicator detected",
-          partial
-            ? {
-              turn: { partial_text: redactSecrets(turnText(partial)) },
-            }
-            : {},
-        );
-      }
-      case "api_error": {
-        const message = verdict.message ?? "";
-        return out("error", 0.72, "visible error banner detected", {
-          error: { kind: errorKind(message), message: redactSecrets(message) },
-        });
-      }
-      default: {
-        // The input prompt with no work in flight.
-        // A cancel has settled after a wait's stability window or, when no wait
-        // measured one (`adapter.state` / `adapter.send` leave `stable_ms` out), once the
-        // screen shows the turn unwound: the `cancel_settled` predicate's evidence.
-        if (cancelling && this.#cancel !== "settled") {
-          if (!settled && !cancelSettled({ screen, params: { prompt: this.#prompt ?? "" } })) {
-            return out("cancelling", 0.7, "cancel intent recently applied; waiting for the screen to settle");
-          }
-          this.#cancel = "settled";
-        }
-        if (ctx.last_intent === "prompt_submitted") {
-          const turn = this.#ownTurn(regions.transcript);
-          if (!turn) {
-            return out("thinking", 0.6, "turn in flight; no accepted completion marker on screen");
-          }
-          const done = turn.some((l) => MARKER.test(l.trim()));
-          const errorLine = turn.find((l) => ERROR_LINE.test(l));
-          if (errorLine && !done) {
-            const message = errorLine.replace(/^[\s●⎿]+/, "").trim();
-            return out("error", 0.72, "visible error banner detected", {
-              error: { kind: errorKind(message), message: redactSecrets(message) },
-            });
-          }
-          const text = redactSecrets(turnText(turn));
-          const marks = ctx.markers?.turn_start !== undefined && ctx.markers?.turn_end === undefined
-            ? { host_marks: [{ label: "turn_end" }] }
-            : {};
-          const transcript = ctx.markers?.turn_start !== undefined
-            ? {
-              transcript: {
-                turn_start: ctx.markers.turn_start,
-                turn_end: ctx.markers.turn_end ?? ctx.cursor,
-              },
-            }
-            : {};
-          if (settled) {
-            return {
-              ...out("completed_turn", 0.78, "stable input prompt after prompt submission", {
-                turn: { text },
-                ...transcript,
-              }),
-              ...marks,
-            };
-          }
-          if (done || verdict.rule === "interrupted") {
-            return {
-              ...out(
-                "completed_turn",
-                0.7,
-                "completion marker plus input prompt visible without active work",
-                {
-                  turn: { text },
-                  ...transcript,
-                },
-              ),
-              ...marks,
-            };
-          }
-          return out("thinking", 0.6, "turn in flight; no accepted completion marker on screen");
-        }
-        return out("waiting_for_user_input", 0.62, "input prompt glyph detected");
-      }
+      case "busy_unfinished":
+        return this.#busy(transcript, cancelling, out);
+      case "api_error":
+        return errorState(verdict.message ?? "", out);
+      default:
+        return this.#atPrompt(screen, verdict, transcript, ctx, out);
     }
+  }
+
+  #permission(lines: string[], out: Out): Snapshot {
+    const d = permissionDialog(lines)!;
+    this.#dialogId = fnv1aHex(d.body);
+    this.#options = d.options;
+    return out("waiting_for_permission", 0.84, "permission or approval prompt text detected", {
+      permission: {
+        tool: redactSecrets(d.tool),
+        summary: redactSecrets(d.summary),
+        question: d.question,
+        options: d.options,
+      },
+      dialog_id: this.#dialogId,
+    });
+  }
+
+  /** A work indicator: the turn in flight (with the text it has so far), or a cancel not yet settled. */
+  #busy(transcript: string[], cancelling: boolean, out: Out): Snapshot {
+    if (cancelling && this.#cancel !== "settled") {
+      return out("cancelling", 0.7, "cancel intent recently applied; work indicator still visible");
+    }
+    const partial = this.#ownTurn(transcript);
+    return out(
+      "thinking",
+      0.76,
+      "active work indicator detected",
+      partial ? { turn: { partial_text: redactSecrets(turnText(partial)) } } : {},
+    );
+  }
+
+  /**
+   * The input prompt with no work in flight: a cancel settling, the submitted
+   * turn's end (or not yet), or waiting for input.
+   */
+  #atPrompt(screen: string, verdict: ScreenVerdict, transcript: string[], ctx: ClassifyContext, out: Out) {
+    const settled = ctx.stable_ms !== undefined && ctx.stable_ms >= ctx.completed_turn_stable_ms;
+    // A cancel has settled after a wait's stability window or, when no wait
+    // measured one (`adapter.state` / `adapter.send` leave `stable_ms` out), once the
+    // screen shows the turn unwound: the `cancel_settled` predicate's evidence.
+    if (ctx.last_intent === "cancelling" && this.#cancel !== "settled") {
+      if (!settled && !cancelSettled({ screen, params: { prompt: this.#prompt ?? "" } })) {
+        return out("cancelling", 0.7, "cancel intent recently applied; waiting for the screen to settle");
+      }
+      this.#cancel = "settled";
+    }
+    if (ctx.last_intent === "prompt_submitted") {
+      return this.#turnState(verdict, transcript, ctx, settled, out);
+    }
+    return out("waiting_for_user_input", 0.62, "input prompt glyph detected");
+  }
+
+  /**
+   * After `send_prompt`, at the prompt: `completed_turn` with the turn's text
+   * once the submitted prompt's turn ended (a completion marker, `Interrupted`,
+   * or a stable screen), `error` for an error in that turn, else `thinking`.
+   */
+  #turnState(verdict: ScreenVerdict, transcript: string[], ctx: ClassifyContext, settled: boolean, out: Out) {
+    const turn = this.#ownTurn(transcript);
+    const inFlight = () => out("thinking", 0.6, "turn in flight; no accepted completion marker on screen");
+    if (!turn) return inFlight();
+    const done = turn.some((l) => MARKER.test(l.trim()));
+    const errorLine = turn.find((l) => ERROR_LINE.test(l));
+    if (errorLine && !done) return errorState(errorLine.replace(/^[\s●⎿]+/, "").trim(), out);
+    if (!settled && !done && verdict.rule !== "interrupted") return inFlight();
+    const ended = { turn: { text: redactSecrets(turnText(turn)) }, ...turnSpan(ctx) };
+    const snapshot = settled
+      ? out("completed_turn", 0.78, "stable input prompt after prompt submission", ended)
+      : out("completed_turn", 0.7, "completion marker plus input prompt visible without active work", ended);
+    // The first completed_turn after `turn_start` marks `turn_end` (once).
+    const marks = ctx.markers?.turn_start !== undefined && ctx.markers?.turn_end === undefined
+      ? { host_marks: [{ label: "turn_end" }] }
+      : {};
+    return { ...snapshot, ...marks };
   }
 
   /** The last turn's lines when it is the turn of the prompt submitted last. */
   #ownTurn(transcript: string[]): string[] | null {
     return this.#prompt ? ownTurn(transcript, this.#prompt) : null;
-  }
-
-  #status(lines: string[]): Record<string, string> | null {
-    const header = lines.slice(0, 6).join("\n");
-    const model = /^\S*\s+(.+?) · (?:API Usage|Claude (?:Pro|Max|Team|Enterprise))/m.exec(header)?.[1]
-      ?.trim();
-    const footer = lines.slice(-3).join("\n");
-    const mode = /⏸ (.+?) on\b/.exec(footer)?.[1] ?? (/⏵⏵ (.+?) on\b/.exec(footer)?.[1]);
-    if (!model && !mode) return null;
-    return {
-      ...(model ? { model } : {}),
-      ...(mode ? { permission_mode: mode } : { permission_mode: "default" }),
-    };
   }
 
   #dialogOptions(lines: string[]) {
@@ -575,4 +371,41 @@ export class ClaudeCodePlugin implements PluginRuntime {
     this.#options = options;
     return { text: redactSecrets(text), options, id };
   }
+}
+
+/** No shared rule matched: the welcome screen, the banner before the prompt, or nothing known. */
+function noRule(screen: string, ctx: ClassifyContext, out: Out): Snapshot {
+  if (/Welcome to Claude Code|Ready to code\?|Welcome back/.test(screen)) {
+    return out("starting", 0.7, "welcome screen visible");
+  }
+  if (/Claude Code v\d/.test(screen) && !/❯/.test(screen)) {
+    return out("starting", 0.5, "Claude Code banner visible; no input prompt yet");
+  }
+  return out(ctx.last_intent || "ready", 0.2, "no Claude Code-specific evidence detected");
+}
+
+function errorState(message: string, out: Out): Snapshot {
+  return out("error", 0.72, "visible error banner detected", {
+    error: { kind: errorKind(message), message: redactSecrets(message) },
+  });
+}
+
+/** `metadata.transcript`: the turn's span in the transcript, once `turn_start` is marked. */
+function turnSpan(ctx: ClassifyContext) {
+  if (ctx.markers?.turn_start === undefined) return {};
+  return { transcript: { turn_start: ctx.markers.turn_start, turn_end: ctx.markers.turn_end ?? ctx.cursor } };
+}
+
+/** `metadata.status`: the model (header) and the permission mode (footer). */
+function statusOf(lines: string[]): Record<string, string> | null {
+  const header = lines.slice(0, 6).join("\n");
+  const model = /^\S*\s+(.+?) · (?:API Usage|Claude (?:Pro|Max|Team|Enterprise))/m.exec(header)?.[1]
+    ?.trim();
+  const footer = lines.slice(-3).join("\n");
+  const mode = /⏸ (.+?) on\b/.exec(footer)?.[1] ?? (/⏵⏵ (.+?) on\b/.exec(footer)?.[1]);
+  if (!model && !mode) return null;
+  return {
+    ...(model ? { model } : {}),
+    ...(mode ? { permission_mode: mode } : { permission_mode: "default" }),
+  };
 }

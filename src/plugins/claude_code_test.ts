@@ -133,9 +133,15 @@ Deno.test("claude-code intents return ptywright's exact action plans", () => {
   });
   assert.throws(() => p.call("choose_option", { index: 9 }), /outside the current option range/);
   assert.equal(fnv1aHex(""), "811c9dc5");
-  const d = p.call("describe", {}) as { intents: unknown[]; states: unknown[] };
+  type Named = { name: string }[];
+  const d = p.call("describe", {}) as { intents: Named; wait_matchers: Named; states: Named };
   assert.equal(d.intents.length, 16);
   assert.equal(d.states.length, 16);
+  // Every intent and matcher `describe()` names is exported (and the list is sorted).
+  for (const { name } of [...d.intents, ...d.wait_matchers]) assert.ok(p.exports.includes(name), name);
+  assert.deepEqual(p.exports, [...p.exports].sort());
+  assert.equal(p.exports.length, 22);
+  assert.throws(() => p.call("toString", {}), /no exported function `toString`/);
 });
 
 Deno.test("claude-code: a cancel before any answer settles at the input, not at an older turn's error", () => {
