@@ -11,10 +11,10 @@
  * @module
  */
 import { RpcError } from "../errors.ts";
-import { Action as ActionSchema, PwMessage } from "../spec/ptywright.ts";
+import { Action as ActionSchema, PwError, PwMessage } from "../spec/ptywright.ts";
 import type { PanePool } from "../core/pane/pool.ts";
 import type { Sessions, SessionState } from "../session/mod.ts";
-import { internal, invalidParams, PluginFailure, PtyCode } from "./errors.ts";
+import { internal, invalidParams, PluginFailure } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";
 import { evaluate, hasStable, type Matcher, type MatchOutcome, parseMatcher } from "./matcher.ts";
 import type { PluginRegistry } from "./registry.ts";
@@ -466,10 +466,10 @@ export class Adapters {
     const needsTranscript = usesTranscript(matcher);
     const needsCursor = usesCursor(matcher);
     const deadline = performance.now() + timeoutMs;
-    const cancelled = () => new RpcError(PtyCode.Cancelled, PwMessage.Cancelled);
+    const cancelled = () => new RpcError(PwError.Cancelled, PwMessage.Cancelled);
     while (true) {
       if (signal.aborted) throw cancelled();
-      if (gone()) throw new RpcError(PtyCode.Closed, PwMessage.Closed);
+      if (gone()) throw new RpcError(PwError.Closed, PwMessage.Closed);
       const s = w.session;
       const seqBefore = s.sequence;
       const screen = await this.#screenOf(s);
@@ -500,9 +500,9 @@ export class Adapters {
           }),
       });
       if (outcome) return { outcome, stableMs, tail: needsTranscript ? tail : null };
-      if (exited && !stable) throw new RpcError(PtyCode.Closed, PwMessage.Closed);
+      if (exited && !stable) throw new RpcError(PwError.Closed, PwMessage.Closed);
       const now = performance.now();
-      if (now >= deadline) throw new RpcError(PtyCode.Timeout, PwMessage.Timeout);
+      if (now >= deadline) throw new RpcError(PwError.Timeout, PwMessage.Timeout);
       // Sleep until the screen changes, a cancel, or a tick (stability grows with time alone).
       await new Promise<void>((resolve) => {
         const done = () => {

@@ -1,31 +1,23 @@
 /**
- * ptywright's error codes and the errors the plugin host raises with them
- * (ptywright-api.md §5). These codes are the `adapter.*` / `plugin.*`
- * surface's own: -32001 there is a matcher timeout, not paneflow's gate.
+ * The errors the plugin host raises, with ptywright's codes (the table is
+ * src/spec/ptywright.ts's `PwError`: the `adapter.*` / `plugin.*` surface's
+ * own, where -32001 is a matcher timeout, not paneflow's gate), and the
+ * failure of a plugin's code.
  *
  * @module
  */
 import { RpcError } from "../errors.ts";
-
-/** ptywright JSON-RPC error codes. */
-export const PtyCode = {
-  InvalidParams: -32602,
-  Internal: -32603,
-  Timeout: -32001,
-  Closed: -32002,
-  PermissionDenied: -32004,
-  Cancelled: -32005,
-} as const;
+import { PwError } from "../spec/ptywright.ts";
 
 /** -32602: a bad or unknown id, plugin or parameter. */
-export const invalidParams = (message: string): RpcError => new RpcError(PtyCode.InvalidParams, message);
+export const invalidParams = (message: string): RpcError => new RpcError(PwError.InvalidParams, message);
 /** -32603: Lua, config, spawn and IO failures. */
-export const internal = (message: string): RpcError => new RpcError(PtyCode.Internal, message);
+export const internal = (message: string): RpcError => new RpcError(PwError.Internal, message);
 
 /** -32004 for an adapter method the plugin's manifest does not permit. */
 export function permissionDenied(method: string, permission: string): RpcError {
   return new RpcError(
-    PtyCode.PermissionDenied,
+    PwError.PermissionDenied,
     `method \`${method}\` requires permission \`${permission}\``,
     {
       method,
@@ -37,7 +29,7 @@ export function permissionDenied(method: string, permission: string): RpcError {
 /** -32004 for plugin.load / plugin.unload on a host started without --allow-plugin-load. */
 export function pluginLoadDenied(method: string): RpcError {
   return new RpcError(
-    PtyCode.PermissionDenied,
+    PwError.PermissionDenied,
     `method \`${method}\` is disabled; restart paneflow serve with --allow-plugin-load`,
     { method, reason: "server_did_not_grant_plugin_load" },
   );
