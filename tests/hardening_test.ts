@@ -66,6 +66,64 @@ Deno.test("hardening: a watcher that stops reading is shed by the write deadline
   });
 });
 
+Deno.test("hardening: a line over 1 MiB on the socket closes that connection only; the host serves the others", async () => {
+  await withHost({}, async (host) => {
+    const pane = await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"]);
+    const other = await RpcConn.open(host.socket);
+    const watcher = await subscribe(host.socket);
+    try {
+      await other.call("system.ping");
+      const conn = await Deno.connect({ transport: "unix", path: host.socket });
+      const big = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "system.ping",
+        params: { pad: "x".repeat(1 << 20) },
+      });
+      const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "system.ping" });
+      const received = (async () => {
+        // Everything the host writes until it closes the connection (or a deadline closes it here).
+        const timer = setTimeout(() => conn.close(), 10_000);
+        let text = "";
+        let closedByHost = false;
+        try {
+          for await (const chunk of conn.readable) text += new TextDecoder().decode(chunk, { stream: true });
+          closedByHost = true;
+        } catch { /* closed here: the deadline */ }
+        clearTimeout(timer);
+        return { lines: text.split("\n").filter((l) => l), closedByHost };
+      })();
+      const w = conn.writable.getWriter();
+      await w.write(new TextEncoder().encode(`${big}\n${ping}\n`)).catch(() => {});
+      const { lines, closedByHost } = await received;
+      assert.ok(closedByHost, "the host closed the connection");
+      assert.equal(
+        lines.length,
+        1,
+        `only the error, not the ping after it: ${lines.map((l) => l.slice(0, 80))}`,
+      );
+      const err = JSON.parse(lines[0]);
+      assert.equal(err.error.code, -32600);
+      assert.match(err.error.message, /exceeds 1048576 bytes; connection closed/);
+      // The rest of the host goes on: a connection opened before, a new one, the watcher, the pane.
+      assert.equal((await other.call<{ pong: boolean }>("system.ping")).pong, true);
+      assert.equal((await host.call<{ pong: boolean }>("system.ping")).pong, true);
+      const next = await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"]);
+      await watcher.waitFor(
+        "the watcher to hear of a new pane",
+        (f) => f.type === "surface_created" && f.surface_id === next.surface_id,
+      );
+      const { surfaces } = await host.call<{ surfaces: { surface_id: number; exited: boolean }[] }>(
+        "surface.list",
+      );
+      assert.equal(surfaces.find((s) => s.surface_id === pane.surface_id)?.exited, false);
+    } finally {
+      other.close();
+      await watcher.close();
+    }
+  });
+});
+
 Deno.test("hardening: wait holds one connection, and an idle stream is not dropped by the read deadline", async () => {
   await withHost({ config: '{"host": {"idle_timeout_secs": 0.5}}' }, async (host) => {
     await host.json(["new", "--pane-name", "w", "-c", "exec sleep 300"]);
