@@ -50,17 +50,28 @@ Deno.test("hardening: event streams do not take the calls' slots; a full host sa
 Deno.test("hardening: a watcher that stops reading is shed by the write deadline", async () => {
   await withHost({ config: '{"host": {"idle_timeout_secs": 0.5}}' }, async (host) => {
     const stalled = await subscribe(host.socket, { paused: true });
+    // A watcher of the same events that keeps reading: it must not be shed with the stalled one.
+    const live = await subscribe(host.socket);
     try {
       // Events pile up: output changes and workspace churn far beyond a socket buffer.
-      await host.json(["new", "-c", "while :; do seq 1 200; done"]);
+      const busy = await host.json<{ surface_id: number }>(["new", "-c", "while :; do seq 1 200; done"]);
       await waitUntil("the stalled stream to be closed", async () => {
         const stats = await host.call<{ connections: { streams: number } }>("system.stats");
-        return stats.connections.streams === 0;
+        return stats.connections.streams === 1;
       }, { timeoutMs: 20_000 });
-      // A live watcher still works.
-      const live = await subscribe(host.socket);
-      await live.close();
+      // The one left is the live watcher: still open, it saw the flood, and it hears what comes next.
+      assert.equal(live.ended, false, "the live watcher was not shed");
+      assert.ok(live.of("surface_changed", busy.surface_id).length > 0, "the live watcher saw the output");
+      const next = await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"]);
+      await live.waitFor(
+        "the live watcher to hear of the pane made after the shed",
+        (f) => f.type === "surface_created" && f.surface_id === next.surface_id,
+      );
+      // A watcher that connects now works too.
+      const late = await subscribe(host.socket);
+      await late.close();
     } finally {
+      await live.close();
       await stalled.close();
     }
   });
