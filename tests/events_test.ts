@@ -515,7 +515,7 @@ Deno.test("read --since: appended lines, nothing new, a full-screen redraw, curs
     // Through the RPC: Deno drops a trailing "\r" from command-line arguments, so `send ed "...\r"` would not.
     const run = (line: string) => send(host, ed.id, `${line}\r`);
     const since = async (gen: number) => {
-      const r = await host.cli(["read", "ed", "--since", String(gen), "--json"]);
+      const r = await host.cli(["read", "ed", "--since", String(gen), "--raw", "--json"]);
       assert.equal(r.code, 0, r.stderr);
       return JSON.parse(r.stdout) as SinceResult;
     };

@@ -50,18 +50,87 @@ Deno.test("hardening: event streams do not take the calls' slots; a full host sa
 Deno.test("hardening: a watcher that stops reading is shed by the write deadline", async () => {
   await withHost({ config: '{"host": {"idle_timeout_secs": 0.5}}' }, async (host) => {
     const stalled = await subscribe(host.socket, { paused: true });
+    // A watcher of the same events that keeps reading: it must not be shed with the stalled one.
+    const live = await subscribe(host.socket);
     try {
       // Events pile up: output changes and workspace churn far beyond a socket buffer.
-      await host.json(["new", "-c", "while :; do seq 1 200; done"]);
+      const busy = await host.json<{ surface_id: number }>(["new", "-c", "while :; do seq 1 200; done"]);
       await waitUntil("the stalled stream to be closed", async () => {
         const stats = await host.call<{ connections: { streams: number } }>("system.stats");
-        return stats.connections.streams === 0;
+        return stats.connections.streams === 1;
       }, { timeoutMs: 20_000 });
-      // A live watcher still works.
-      const live = await subscribe(host.socket);
-      await live.close();
+      // The one left is the live watcher: still open, it saw the flood, and it hears what comes next.
+      assert.equal(live.ended, false, "the live watcher was not shed");
+      assert.ok(live.of("surface_changed", busy.surface_id).length > 0, "the live watcher saw the output");
+      const next = await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"]);
+      await live.waitFor(
+        "the live watcher to hear of the pane made after the shed",
+        (f) => f.type === "surface_created" && f.surface_id === next.surface_id,
+      );
+      // A watcher that connects now works too.
+      const late = await subscribe(host.socket);
+      await late.close();
     } finally {
+      await live.close();
       await stalled.close();
+    }
+  });
+});
+
+Deno.test("hardening: a line over 1 MiB on the socket closes that connection only; the host serves the others", async () => {
+  await withHost({}, async (host) => {
+    const pane = await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"]);
+    const other = await RpcConn.open(host.socket);
+    const watcher = await subscribe(host.socket);
+    try {
+      await other.call("system.ping");
+      const conn = await Deno.connect({ transport: "unix", path: host.socket });
+      const big = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "system.ping",
+        params: { pad: "x".repeat(1 << 20) },
+      });
+      const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "system.ping" });
+      const received = (async () => {
+        // Everything the host writes until it closes the connection (or a deadline closes it here).
+        const timer = setTimeout(() => conn.close(), 10_000);
+        let text = "";
+        let closedByHost = false;
+        try {
+          for await (const chunk of conn.readable) text += new TextDecoder().decode(chunk, { stream: true });
+          closedByHost = true;
+        } catch { /* closed here: the deadline */ }
+        clearTimeout(timer);
+        return { lines: text.split("\n").filter((l) => l), closedByHost };
+      })();
+      const w = conn.writable.getWriter();
+      await w.write(new TextEncoder().encode(`${big}\n${ping}\n`)).catch(() => {});
+      const { lines, closedByHost } = await received;
+      assert.ok(closedByHost, "the host closed the connection");
+      assert.equal(
+        lines.length,
+        1,
+        `only the error, not the ping after it: ${lines.map((l) => l.slice(0, 80))}`,
+      );
+      const err = JSON.parse(lines[0]);
+      assert.equal(err.error.code, -32600);
+      assert.match(err.error.message, /exceeds 1048576 bytes; connection closed/);
+      // The rest of the host goes on: a connection opened before, a new one, the watcher, the pane.
+      assert.equal((await other.call<{ pong: boolean }>("system.ping")).pong, true);
+      assert.equal((await host.call<{ pong: boolean }>("system.ping")).pong, true);
+      const next = await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"]);
+      await watcher.waitFor(
+        "the watcher to hear of a new pane",
+        (f) => f.type === "surface_created" && f.surface_id === next.surface_id,
+      );
+      const { surfaces } = await host.call<{ surfaces: { surface_id: number; exited: boolean }[] }>(
+        "surface.list",
+      );
+      assert.equal(surfaces.find((s) => s.surface_id === pane.surface_id)?.exited, false);
+    } finally {
+      other.close();
+      await watcher.close();
     }
   });
 });

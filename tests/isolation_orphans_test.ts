@@ -88,19 +88,62 @@ Deno.test({
   },
 });
 
+/** Whether `pid` is a live process (not gone, not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    return !/\) [ZX] /.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
+}
+
 Deno.test({
   name: "orphans: a clean stop sends SIGHUP, then SIGKILL after terminal.kill_grace_ms",
   ignore: !linux,
   fn: async () => {
-    const config = JSON.stringify({ terminal: { kill_grace_ms: 400 } });
-    await withHost({ config }, async (host) => {
-      const marks = markers(6);
-      await openPanes(host, marks);
-      const { pid } = await host.call<{ pid: number }>("system.identify");
-      Deno.kill(pid, "SIGTERM");
-      const ms = await goneWithin(marks, 400 + 2000, "every pane process to end after a clean stop");
-      console.log(`all ${marks.length} gone ${ms.toFixed(0)} ms after SIGTERM (grace 400 ms)`);
-    });
+    const grace = 1000;
+    const dir = await Deno.makeTempDir({ prefix: "pf-hup-" });
+    try {
+      await withHost({ config: JSON.stringify({ terminal: { kill_grace_ms: grace } }) }, async (host) => {
+        const marks = markers(6);
+        await openPanes(host, marks);
+        // A program that writes down each SIGHUP (the time, in ms) and goes on: only SIGKILL ends it.
+        // `wait` returns as soon as a trapped signal arrives, so the time is when it came.
+        await host.call("workspace.create", {
+          command: `echo $$ > ${dir}/pid; trap 'echo $(($(date +%s%N) / 1000000)) >> ${dir}/hup' HUP; ` +
+            `while :; do sleep 30 & wait $!; done`,
+        });
+        const recorder = await waitUntil("the HUP recorder to start", async () => {
+          const text = await Deno.readTextFile(`${dir}/pid`).catch(() => "");
+          return Number(text.trim()) || false;
+        });
+        const { pid } = await host.call<{ pid: number }>("system.identify");
+        Deno.kill(pid, "SIGTERM");
+        const ms = await goneWithin(marks, grace + 2000, "every pane process to end after a clean stop");
+        const diedAt = await waitUntil(
+          "the HUP recorder to be killed",
+          () => !alive(recorder) && Date.now(),
+          {
+            timeoutMs: grace + 2000,
+            intervalMs: 5,
+          },
+        );
+        const hups = (await Deno.readTextFile(`${dir}/hup`).catch(() => "")).trim().split("\n").filter(
+          Boolean,
+        );
+        assert.ok(hups.length >= 1, "the recorder got SIGHUP before it was killed");
+        const lived = diedAt - Number(hups[0]);
+        // It ignored the SIGHUP; the SIGKILL came only once the grace had passed (less the time to notice).
+        assert.ok(lived >= grace - 100, `killed ${lived} ms after SIGHUP; the grace is ${grace} ms`);
+        console.log(
+          `all gone ${
+            ms.toFixed(0)
+          } ms after SIGTERM; the HUP-ignoring recorder ${lived} ms after its SIGHUP`,
+        );
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
   },
 });
 

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { readPane, waitUntil, withHost } from "./_harness.ts";
+import { outsideFence } from "./_fence.ts";
 
 const BASH = "bash --norc --noprofile";
 
@@ -21,7 +22,14 @@ Deno.test("ask, ready and clear against sh and bash", async (t) => {
 
     for (const p of ["sh1", "bash1"]) {
       await t.step(`${p}: a one-line reply`, async () => {
-        const r = await host.cli(["ask", p, "echo hello-$((6*7)); echo __DONE__", "--marker", "__DONE__"]);
+        const r = await host.cli([
+          "ask",
+          p,
+          "echo hello-$((6*7)); echo __DONE__",
+          "--marker",
+          "__DONE__",
+          "--raw",
+        ]);
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, "hello-42\n");
       });
@@ -35,6 +43,7 @@ Deno.test("ask, ready and clear against sh and bash", async (t) => {
             "printf 'one\\ntwo\\n\\nthree MARK-ish\\n'; echo MARK",
             "--marker",
             "MARK",
+            "--raw",
             "--json",
           ]);
           assert.equal(r.code, 0, r.stderr);
@@ -46,7 +55,14 @@ Deno.test("ask, ready and clear against sh and bash", async (t) => {
       );
 
       await t.step(`${p}: a reply of many lines, prompt lines removed`, async () => {
-        const r = await host.cli(["ask", p, "seq 1 30; echo; echo END-OF-IT", "--marker", "END-OF-IT"]);
+        const r = await host.cli([
+          "ask",
+          p,
+          "seq 1 30; echo; echo END-OF-IT",
+          "--marker",
+          "END-OF-IT",
+          "--raw",
+        ]);
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, Array.from({ length: 30 }, (_, i) => i + 1).join("\n") + "\n");
       });
@@ -60,11 +76,57 @@ Deno.test("ask, ready and clear against sh and bash", async (t) => {
           "NEVER-SHOWS",
           "--timeout",
           "0.5",
+          "--raw",
         ]);
         assert.equal(r.code, 4, r.stderr);
         assert.match(r.stderr, /NEVER-SHOWS/);
         assert.match(r.stderr, /last seen: .*(still-working|[$#])/);
       });
+
+      await t.step(
+        `${p}: with the fence on, the reply and the last line seen are only inside it`,
+        async () => {
+          const r = await host.cli([
+            "ask",
+            p,
+            "echo fenced-$((6*7)); echo __F__",
+            "--marker",
+            "__F__",
+            "--json",
+          ]);
+          assert.equal(r.code, 0, r.stderr);
+          const j = JSON.parse(r.stdout);
+          assert.equal(j.fenced, true);
+          assert.match(
+            j.reply,
+            /^<untrusted_terminal_output id="[0-9a-f]{16}">\nfenced-42\n<\/untrusted_terminal_output>$/,
+          );
+          assert.ok(!outsideFence(j).includes("fenced-42"), r.stdout);
+          const plain = await host.cli(["ask", p, "echo plain-$((6*7)); echo __F__", "--marker", "__F__"]);
+          assert.match(
+            plain.stdout,
+            /^<untrusted_terminal_output id="[0-9a-f]{16}">\nplain-42\n<\/untrusted/,
+          );
+          // A timeout: the last line seen (the output, while sleep runs) is pane text.
+          const { surfaces } = await host.call<{ surfaces: { surface_id: number; name: string }[] }>(
+            "surface.list",
+          );
+          const late = await host.rpc("surface.ask", {
+            surface_id: surfaces.find((x) => x.name === p)!.surface_id,
+            text: "echo late-$((6*7)); sleep 3",
+            marker: "NEVER-SHOWS",
+            timeout_ms: 1500,
+          });
+          const err = late.error as { code: number; message: string; data: { last_seen: string } };
+          assert.equal(err.code, -32001, JSON.stringify(late));
+          assert.match(err.data.last_seen, /^<untrusted_terminal_output id="[0-9a-f]{16}">\nlate-42/);
+          assert.match(err.message, /last seen:\n<untrusted_terminal_output id="[0-9a-f]{16}">\nlate-42/);
+          assert.ok(!outsideFence(err).includes("late-42"), JSON.stringify(err));
+          await waitUntil("the prompt after sleep 3", async () => (await host.cli(["ready", p])).code === 0, {
+            timeoutMs: 15_000,
+          });
+        },
+      );
 
       await t.step(`${p}: ready while sleep runs, and after`, async () => {
         assert.equal((await host.cli(["ready", p])).code, 0);
@@ -95,7 +157,7 @@ Deno.test("ask, ready and clear against sh and bash", async (t) => {
         assert.doesNotMatch(after, /hello-42|still-working/);
         assert.ok(after.trim().length <= 20, JSON.stringify(after));
         // Still usable, and the next ask starts clean.
-        const a = await host.cli(["ask", p, "echo after-clear; echo ZZ", "--marker", "ZZ"]);
+        const a = await host.cli(["ask", p, "echo after-clear; echo ZZ", "--marker", "ZZ", "--raw"]);
         assert.equal(a.stdout, "after-clear\n");
         const lines = (await readPane(host, p, 400)).split("\n").filter((l) => l.trim());
         assert.ok(lines.length <= 5, JSON.stringify(lines));

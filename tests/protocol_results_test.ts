@@ -67,6 +67,7 @@ Deno.test("protocol: real replies of every family match their result schemas", a
       );
       const read = await call("surface.read", { surface_id: id, fenced: false });
       await call("surface.read", { surface_id: id, since: 0 });
+      await call("surface.read", { surface_id: id, since: 0, fenced: false });
       await call("surface.screen", { surface_id: id });
       await call("surface.screen", { surface_id: id, since: read.output_generation });
       await call("surface.search", { surface_id: id, pattern: "RESULTS" });

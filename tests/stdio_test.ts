@@ -200,6 +200,82 @@ Deno.test("serve --stdio --framing lsp: Content-Length frames both ways; a broke
   });
 });
 
+/** Starts a pane running `cat` over stdio and waits until it echoes; returns its id. */
+async function catPane(host: StdioHost, id: number, frame: (body: string) => string): Promise<number> {
+  await host.send(frame(request(id, "workspace.create", { pane_name: "kept", command: "exec cat" })));
+  return ((await host.answer(id)).result as { surface_id: number }).surface_id;
+}
+
+/** The pane still runs its program: it is not exited and echoes what it is sent. */
+async function assertAlive(host: StdioHost, pane: number, ids: number[], frame: (body: string) => string) {
+  const [send, first] = ids;
+  await host.send(frame(request(send, "surface.send_text", { surface_id: pane, text: "still-here\r" })));
+  assert.equal((await host.answer(send)).error, undefined);
+  let n = first;
+  await waitUntil("the pane to echo after the oversized message", async () => {
+    await host.send(frame(request(++n, "surface.read", { surface_id: pane, fenced: false })));
+    return ((await host.answer(n)).result as { text: string }).text.includes("still-here");
+  });
+  await host.send(frame(request(++n, "surface.list")));
+  const { surfaces } = (await host.answer(n)).result as {
+    surfaces: { surface_id: number; exited: boolean }[];
+  };
+  assert.deepEqual(surfaces.map((s) => [s.surface_id, s.exited]), [[pane, false]]);
+}
+
+Deno.test("serve --stdio: a line over 1 MiB is answered -32600 and skipped; the host, its panes and the session go on", async () => {
+  await withDir(async (dir) => {
+    const host = startStdio(dir, "ndjson");
+    const line = (body: string) => body + "\n";
+    try {
+      const pane = await catPane(host, 1, line);
+      // A whole oversized request, then a ping in the same write.
+      const big = request(2, "system.ping", { pad: "x".repeat(1024 * 1024 + 10) });
+      await host.send(line(big) + line(request(3, "system.ping")));
+      await host.answer(3);
+      const error = host.messages.find((m) => m.id === null && m.error);
+      assert.equal(error?.error?.code, -32600);
+      assert.match(error!.error!.message, /exceeds 1048576 bytes; skipped/);
+      assert.equal(host.messages.find((m) => m.id === 3)?.result?.pong, true);
+      // A line still arriving when it passes the cap: answered once, the rest dropped up to its newline.
+      for (let i = 0; i < 3; i++) await host.send("y".repeat(512 * 1024));
+      await host.send('tail"}\n' + line(request(4, "system.ping")));
+      assert.equal((await host.answer(4)).result?.pong, true);
+      assert.equal(host.messages.filter((m) => m.error?.code === -32600).length, 2);
+      await assertAlive(host, pane, [5, 10], line);
+    } finally {
+      const { code, stderr } = await host.end();
+      assert.equal(code, 0, stderr);
+      // The host ended because stdin did, not before: one "stdin ended", after the test's end.
+      assert.equal(stderr.match(/stdin ended/g)?.length, 1, stderr);
+    }
+  });
+});
+
+Deno.test("serve --stdio --framing lsp: a body over 1 MiB is answered -32600 and skipped by its Content-Length", async () => {
+  await withDir(async (dir) => {
+    const host = startStdio(dir, "lsp");
+    const frame = (body: string) => `Content-Length: ${new TextEncoder().encode(body).length}\r\n\r\n${body}`;
+    try {
+      const pane = await catPane(host, 1, frame);
+      // The oversized body (a JSON string holding newlines and a header-like text, which must not
+      // resync the stream) and a ping right behind it.
+      const pad = "Content-Length: 2\r\n\r\n{}\n".repeat(50_000);
+      await host.send(frame(request(2, "system.ping", { pad })) + frame(request(3, "system.ping")));
+      await host.answer(3);
+      const errors = host.messages.filter((m) => m.error);
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      assert.equal(errors[0].error?.code, -32600);
+      assert.match(errors[0].error!.message, /exceeds 1048576 bytes; skipped/);
+      await assertAlive(host, pane, [5, 10], frame);
+    } finally {
+      const { code, stderr } = await host.end();
+      assert.equal(code, 0, stderr);
+      assert.equal(stderr.match(/stdin ended/g)?.length, 1, stderr);
+    }
+  });
+});
+
 Deno.test("serve: --framing needs --stdio, takes ndjson or lsp, and --stdio excludes --detach", async () => {
   const run = (...args: string[]) =>
     runCommand(Deno.execPath(), ["run", "-A", "--quiet", `${ROOT}main.ts`, "serve", ...args]);

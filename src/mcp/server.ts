@@ -266,10 +266,12 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
       run("search_pane", async () => {
         const pane = await resolve(args.target);
         const max = clamp(args.max_matches, SEARCH_MATCHES.default, SEARCH_MATCHES.max);
+        // Unfenced from the host, to count and cut the matches; formatSearch fences all it shows.
         const r = await hostCall<SearchResult>(socket, "surface.search", {
           surface_id: pane.surface_id,
           pattern: args.pattern,
           max_matches: Math.min(max + 1, SEARCH_MATCHES.max),
+          fenced: false,
         });
         return formatSearch(pane.surface_id, args.pattern, r, max);
       })(),

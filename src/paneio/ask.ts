@@ -12,6 +12,7 @@ import type { Surface } from "../core/registry.ts";
 import type { PaneHost } from "./pane_access.ts";
 import { isBarePrompt, type PromptRule } from "../spec/prompts.ts";
 import type { Readiness } from "../agents/readiness.ts";
+import { fence } from "../agents/fence.ts";
 
 /** ptywright's timeout code (SPEC §9), used by PaneIO's waits too. */
 export const TIMEOUT_CODE = -32001;
@@ -148,6 +149,8 @@ export interface AskOptions {
   marker: string;
   timeoutMs: number;
   submit: boolean;
+  /** Fence the reply and the timeout's last line seen as untrusted output (pane text, both). */
+  fenced: boolean;
 }
 
 /** Types `text` into the pane and returns the reply up to the marker. */
@@ -178,14 +181,15 @@ export async function ask(
   });
   if (!got) {
     const seen = (last as ParsedReply | null)?.lastSeen ?? "";
+    const shown = o.fenced ? `\n${fence(seen.slice(0, 200))}` : ` ${JSON.stringify(seen.slice(0, 200))}`;
     throw new RpcError(
       TIMEOUT_CODE,
       `Timed out after ${o.timeoutMs} ms waiting for a line with the marker "${o.marker}" in pane ${s.id}; ` +
-        `last seen: ${JSON.stringify(seen.slice(0, 200))}`,
-      { reason: ErrorReason.Timeout, last_seen: seen },
+        `last seen:${shown}`,
+      { reason: ErrorReason.Timeout, last_seen: o.fenced ? fence(seen) : seen },
     );
   }
-  return { reply: got.reply, elapsed_ms: Date.now() - started };
+  return { reply: o.fenced ? fence(got.reply) : got.reply, elapsed_ms: Date.now() - started };
 }
 
 /** Waits until the pane is ready or the deadline passes; the last verdict either way. */

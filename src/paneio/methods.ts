@@ -11,9 +11,10 @@ import type { PaneIO } from "./service.ts";
 
 type P<M extends keyof typeof paneioMethods> = z.infer<(typeof paneioMethods)[M]>;
 
-/** What the handlers need of the host: its PaneIO. */
+/** What the handlers need of the host: its PaneIO, and whether pane text is fenced by default. */
 interface Parts {
   paneio: PaneIO;
+  config: { ai_injection_fence: boolean };
 }
 
 /** The handler table merged into the host's. */
@@ -21,13 +22,15 @@ export const paneioHandlers = {
   "surface.ask": async (ctx: Parts, p: P<"surface.ask">) => {
     const io = ctx.paneio;
     const s = io.host.surface(p.surface_id);
+    const fenced = p.fenced ?? ctx.config.ai_injection_fence;
     const r = await ask(io.host, s, {
       text: p.text,
       marker: p.marker,
       timeoutMs: p.timeout_ms ?? 30_000,
       submit: p.submit ?? true,
+      fenced,
     });
-    return { surface_id: s.id, ...r };
+    return { surface_id: s.id, ...r, fenced };
   },
   "surface.is_ready": async (ctx: Parts, p: P<"surface.is_ready">) => {
     const io = ctx.paneio;

@@ -403,7 +403,14 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   void acceptLoop(listener, ctx, connOpts, connections, () => stopped);
 
   if (opts.stdio) {
-    const stdioOpts = { ...connOpts, idleTimeoutMs: 0, framing: opts.stdio.framing, kind: "stdio" };
+    const stdioOpts = {
+      ...connOpts,
+      idleTimeoutMs: 0,
+      framing: opts.stdio.framing,
+      kind: "stdio",
+      // One client for the host's whole life: an oversized message is answered and skipped, not fatal.
+      skipTooLong: true,
+    };
     serveConnection(STDIO, ctx, stdioOpts).finally(() => {
       log("stdin ended");
       void stop();

@@ -33,6 +33,12 @@ export interface ConnectionOptions {
   onConnection?: (conn: Connection) => void;
   /** The host's connection table: the event-stream budget is checked there. */
   clients?: ClientTable;
+  /**
+   * Answer a message over the cap and go on (stdio: the one client cannot
+   * reconnect, and ending it would end the host); by default the error is
+   * answered and the connection closed.
+   */
+  skipTooLong?: boolean;
 }
 
 /**
@@ -103,7 +109,10 @@ export async function serveConnection(
   ctx: HostContext,
   opts: ConnectionOptions,
 ): Promise<void> {
-  const framing = makeFraming(opts.framing ?? "ndjson", conn, { maxBytes: MAX_LINE_BYTES });
+  const framing = makeFraming(opts.framing ?? "ndjson", conn, {
+    maxBytes: MAX_LINE_BYTES,
+    skipTooLong: opts.skipTooLong,
+  });
   // Every error message is redacted with the default policy before it goes out (ptywright's rule).
   // An event stream's reader may lag (its queue sheds with `dropped`); one that
   // reads nothing for STREAM_GRACE idle deadlines is closed, freeing its slot.
@@ -133,6 +142,10 @@ export async function serveConnection(
         await reply(errorResponse(code, line.fatal));
         await linger(conn);
         return;
+      }
+      if ("skipped" in line) {
+        await reply(errorResponse(ErrorCode.InvalidRequest, line.skipped));
+        continue;
       }
       let text: string;
       try {

@@ -20,6 +20,8 @@ export const paneioMethods = {
       .describe("The reply ends at the first row holding this text after the echo of the text"),
     timeout_ms: TimeoutMs.optional().describe("Default 30000"),
     submit: z.boolean().optional().describe("Press Enter after the text (default true)"),
+    fenced: z.boolean().optional()
+      .describe("Fence the reply as untrusted output (default: ai_injection_fence)"),
   }),
   "surface.is_ready": z.strictObject({
     surface_id: SurfaceId,

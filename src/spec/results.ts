@@ -101,6 +101,19 @@ export const AgentStatus = z.object({
 
 const Ok = z.object({ ok: z.literal(true) });
 const Changed = z.object({ line: Int, text: z.string() });
+/** A row's place without its text (which a fenced reply holds inside the fence). */
+const Where = z.object({ line: Int });
+/** The fields of every `surface.read` reply. */
+const Read = {
+  surface_id: Id,
+  text: z.string(),
+  lines: Int,
+  total_lines: Int,
+  eof: z.boolean(),
+  output_generation: Int,
+  since: Int.optional(),
+  reset: z.boolean().optional().describe("With since: no snapshot of that generation was kept"),
+};
 
 const system = {
   "system.ping": z.object({ pong: z.literal(true), ts: Int }),
@@ -186,18 +199,23 @@ const workspace = {
 
 const surface = {
   "surface.list": z.object({ surfaces: z.array(PaneDescription) }),
-  "surface.read": z.object({
-    surface_id: Id,
-    text: z.string(),
-    lines: Int,
-    total_lines: Int,
-    eof: z.boolean(),
-    output_generation: Int,
-    fenced: z.boolean(),
-    since: Int.optional(),
-    reset: z.boolean().optional().describe("With since: no snapshot of that generation was kept"),
-    changed: z.array(Changed).optional().describe("With since: the rows added or changed"),
-  }),
+  // With the fence on no field outside the fence carries pane text: the rows a `since` read
+  // found are in the fenced `text`, one a line, and `changed` says only where they are.
+  "surface.read": z.union([
+    z.object({
+      ...Read,
+      fenced: z.literal(true),
+      changed: z.array(Where).optional()
+        .describe(
+          "With since: where the rows added or changed are (their text is inside the fence, in this order)",
+        ),
+    }),
+    z.object({
+      ...Read,
+      fenced: z.literal(false),
+      changed: z.array(Changed).optional().describe("With since: the rows added or changed"),
+    }),
+  ]),
   "surface.screen": z.object({
     surface_id: Id,
     title: z.string(),
@@ -213,13 +231,17 @@ const surface = {
     scrollback: Int.optional(),
     generation: Int,
   }),
-  "surface.search": z.object({
-    surface_id: Id,
-    matches: z.array(Changed),
-    count: Int,
-    fenced: z.boolean(),
-    text: z.string().optional().describe("The matches inside the fence (when fenced)"),
-  }),
+  // Fenced, the matching lines are only inside the fence, as `line N: text`.
+  "surface.search": z.union([
+    z.object({
+      surface_id: Id,
+      count: Int,
+      fenced: z.literal(true),
+      matches: z.array(Where).describe("Where the matches are (their text is inside the fence)"),
+      text: z.string().describe("The matches as `line N: text` lines inside the fence"),
+    }),
+    z.object({ surface_id: Id, count: Int, fenced: z.literal(false), matches: z.array(Changed) }),
+  ]),
   "surface.rename": PaneDescription,
   "surface.focus": PaneDescription,
   "surface.status": AgentStatus,
@@ -256,7 +278,12 @@ const surface = {
   }),
   "surface.send_keystroke": z.object({ surface_id: Id, keystroke: z.string() }),
   "surface.split": PaneDescription,
-  "surface.ask": z.object({ surface_id: Id, reply: z.string(), elapsed_ms: Int }),
+  "surface.ask": z.object({
+    surface_id: Id,
+    reply: z.string().describe("The rows between the echo and the marker (inside the fence when fenced)"),
+    elapsed_ms: Int,
+    fenced: z.boolean(),
+  }),
   "surface.is_ready": z.object({
     surface_id: Id,
     ready: z.boolean(),

@@ -6,19 +6,21 @@ import { explainGate } from "./send.ts";
 
 export default defineVerb({
   name: "ask",
-  usage: "paneflow ask <target> <text> --marker <m> [--timeout <s>] [--no-submit] [--json]",
+  usage: "paneflow ask <target> <text> --marker <m> [--timeout <s>] [--no-submit] [--raw] [--json]",
   details: [
     "Types the text and presses Enter (through the submit transaction in an agent's pane),",
     "then waits for a row holding the marker that appears after the echo of the text, and",
     "prints the rows in between without the echo and bare shell-prompt lines. A marker inside",
     "the typed command does not count. Exit 4 on timeout (the error names the last line seen).",
-    "Gated like send. See docs/paneio.md.",
+    "The reply (and a timeout's last line seen) is fenced as untrusted terminal output unless",
+    "--raw or ai_injection_fence is off. Gated like send. See docs/paneio.md.",
   ].join("\n"),
   options: {
     marker: { type: "string", value: "<m>", description: "The text that ends the reply (required)" },
     timeout: { type: "number", value: "<s>", description: "Seconds to wait for the marker (default 30)" },
     "no-submit": { type: "boolean", description: "Type the text without pressing Enter" },
-    json: { type: "boolean", description: "Print {reply, elapsed_ms} as JSON" },
+    raw: { type: "boolean", description: "Return the reply without the untrusted-output fence" },
+    json: { type: "boolean", description: "Print {reply, elapsed_ms, fenced} as JSON" },
   },
   positionals: [{ name: "target" }, { name: "text" }],
   run({ opts, args }) {
@@ -31,6 +33,7 @@ export default defineVerb({
       const params: Record<string, unknown> = { surface_id, text: args[1], marker: opts.marker };
       if (opts.timeout !== undefined) params.timeout_ms = Math.max(1, Math.round(opts.timeout * 1000));
       if (opts["no-submit"]) params.submit = false;
+      if (opts.raw) params.fenced = false;
       const r = await client.call<{ reply: string; elapsed_ms: number }>("surface.ask", params).catch(
         explainGate,
       );

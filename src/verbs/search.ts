@@ -7,9 +7,10 @@ export default defineVerb({
   aliases: ["search_pane"],
   usage: "paneflow search <target> <pattern> [--max <n>] [--raw] [--human]",
   details: [
-    "Matches are fenced as untrusted terminal output (a `text` field with the fenced",
-    "`line N: text` lines, closing sentinels defanged in every match) unless --raw or",
-    "ai_injection_fence is off. --human prints the fenced block (the plain lines with --raw).",
+    "Matches are fenced as untrusted terminal output unless --raw or ai_injection_fence is off:",
+    "fenced, the lines are only in `text`, as `line N: text` inside the fence, and `matches`",
+    "holds their line numbers; --raw gives `matches` as {line, text}. --human prints the",
+    "fenced block (the plain lines with --raw).",
   ].join("\n"),
   options: {
     max: {
@@ -27,12 +28,11 @@ export default defineVerb({
       const params: Record<string, unknown> = { surface_id, pattern: args[1] };
       if (opts.max !== undefined) params.max_matches = opts.max;
       if (opts.raw) params.fenced = false;
-      const result = await client.call<{ matches: { line: number; text: string }[]; text?: string }>(
-        "surface.search",
-        params,
-      );
+      const result = await client.call<
+        { fenced: true; text: string } | { fenced: false; matches: { line: number; text: string }[] }
+      >("surface.search", params);
       if (!opts.human) printJson(result);
-      else if (result.text !== undefined) console.log(result.text);
+      else if (result.fenced) console.log(result.text);
       else for (const m of result.matches) console.log(`line ${m.line}: ${m.text}`);
       return 0;
     });

@@ -3,7 +3,9 @@
  * line: the socket, `serve --stdio`, the client) and the Language Server
  * Protocol's base protocol (`Content-Length` headers: `serve --stdio
  * --framing lsp`). Defensive: a message cap, a header-block cap, and framing
- * errors that end the connection instead of leaving it out of step.
+ * errors that end the connection instead of leaving it out of step; a
+ * message over the cap ends it too, or, where the peer cannot reconnect, is
+ * skipped.
  *
  * Reads go into one buffer addressed by indexes (`[start, end)`): taking a
  * message moves `start`, and bytes are only moved when the buffer is full
@@ -20,8 +22,12 @@ import { type Duplex, writeAll } from "./duplex.ts";
 /** How messages are delimited: one per line, or LSP's `Content-Length` headers. */
 export type FramingName = "ndjson" | "lsp";
 
-/** A message's bytes, the end of the stream, or a framing error that ends the connection. */
-export type Frame = Uint8Array | null | { fatal: string; tooLong?: boolean };
+/**
+ * A message's bytes, the end of the stream, a framing error that ends the
+ * connection, or (with {@link FramingOptions.skipTooLong}) a message over the
+ * cap that was skipped, the connection going on.
+ */
+export type Frame = Uint8Array | null | { fatal: string; tooLong?: boolean } | { skipped: string };
 
 /** Reads and writes whole messages on a connection. */
 export interface Framing {
@@ -34,6 +40,12 @@ export interface Framing {
 export interface FramingOptions {
   /** The largest message accepted (default: no limit, for a client reading its host). */
   maxBytes?: number;
+  /**
+   * Skip a message over `maxBytes` (NDJSON: up to its newline; LSP: its
+   * Content-Length bytes) and go on, instead of ending the connection: for a
+   * peer that cannot reconnect (`serve --stdio`, one client for the host's life).
+   */
+  skipTooLong?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -118,23 +130,41 @@ function tooLong(max: number): { fatal: string; tooLong: true } {
   return { fatal: `Invalid request: message exceeds ${max} bytes; connection closed`, tooLong: true };
 }
 
+function skipped(max: number): { skipped: string } {
+  return { skipped: `Invalid request: message exceeds ${max} bytes; skipped` };
+}
+
 /** One JSON message per line. */
 export function ndjson(conn: Duplex, opts: FramingOptions = {}): Framing {
   const max = opts.maxBytes ?? Infinity;
   const reader = new ByteReader(conn);
   let scanned = 0; // pending bytes known to hold no newline
+  let skipping = false; // dropping the rest of a line already reported as too long
   return {
     async next() {
       while (true) {
+        if (skipping) {
+          const end = reader.indexOf(10);
+          reader.take(end < 0 ? reader.length : end + 1);
+          if (end >= 0) skipping = false;
+          else if (!(await reader.fill())) return null;
+          continue;
+        }
         const nl = reader.indexOf(10, scanned);
         if (nl >= 0) {
           scanned = 0;
           const line = reader.take(nl + 1).subarray(0, nl);
-          return line.length > max ? tooLong(max) : line;
+          return line.length <= max ? line : opts.skipTooLong ? skipped(max) : tooLong(max);
         }
         scanned = reader.length;
-        // Reported without consuming: the caller ends the connection.
-        if (reader.length > max) return tooLong(max);
+        if (reader.length > max) {
+          // Reported without consuming: the caller ends the connection.
+          if (!opts.skipTooLong) return tooLong(max);
+          // Reported now, the rest of the line dropped as it comes: a line need not end for its answer.
+          scanned = 0;
+          skipping = true;
+          return skipped(max);
+        }
         if (!(await reader.fill())) {
           scanned = 0;
           // A last message without its newline (`printf '%s' ... | nc -U`) still counts.
@@ -180,8 +210,13 @@ export function encodeLsp(value: unknown): Uint8Array {
 export function lsp(conn: Duplex, opts: FramingOptions = {}): Framing {
   const max = opts.maxBytes ?? Infinity;
   const reader = new ByteReader(conn);
+  let skip = 0; // bytes left of a body already reported as too long
   return {
     async next() {
+      while (skip > 0) {
+        if (!reader.length && !(await reader.fill())) return null;
+        skip -= reader.take(Math.min(skip, reader.length)).length;
+      }
       let end: number;
       while ((end = indexOfBytes(reader.pending, HEADER_END)) < 0) {
         if (reader.length > MAX_HEADER_BYTES) return { fatal: "Parse error: header block too long" };
@@ -201,7 +236,12 @@ export function lsp(conn: Duplex, opts: FramingOptions = {}): Framing {
         length = Number(m[2].trim());
       }
       if (length === undefined) return { fatal: "Parse error: no Content-Length header" };
-      if (length > max) return tooLong(max);
+      if (length > max) {
+        if (!opts.skipTooLong) return tooLong(max);
+        // The length says where the next message starts: the stream stays in step.
+        skip = length;
+        return skipped(max);
+      }
       while (reader.length < length) {
         if (!(await reader.fill())) return { fatal: "Parse error: stream ended inside a message" };
       }

@@ -29,8 +29,66 @@ Deno.test("ndjson: a message over the cap is reported (not consumed); one at the
   assert.ok(ok instanceof Uint8Array);
   assert.equal(dec.decode(ok), "12345678");
   const bad = await f.next();
-  assert.ok(bad && !(bad instanceof Uint8Array) && bad.tooLong);
+  assert.ok(bad && !(bad instanceof Uint8Array) && "fatal" in bad && bad.tooLong);
   assert.match(bad.fatal, /exceeds 8 bytes/);
+});
+
+/** Every frame until the end, as text or `skipped`. */
+async function drain(f: { next(): Promise<import("./framing.ts").Frame> }): Promise<string[]> {
+  const got: string[] = [];
+  while (true) {
+    const fr = await f.next();
+    if (fr === null) return got;
+    if (fr instanceof Uint8Array) got.push(dec.decode(fr));
+    else if ("skipped" in fr) got.push(`skipped: ${fr.skipped}`);
+    else return [...got, `fatal: ${fr.fatal}`];
+  }
+}
+
+Deno.test("ndjson with skipTooLong: an oversized line, whole or still arriving, is skipped to its newline", async () => {
+  const [a, b] = memoryPair();
+  const f = ndjson(b, { maxBytes: 8, skipTooLong: true });
+  const sent = (async () => {
+    await a.write(enc.encode("ok-1\n123456789\nok-2\n"));
+    // A line that goes on over several reads: reported once, the rest dropped as it comes.
+    await a.write(enc.encode("x".repeat(20)));
+    await a.write(enc.encode("y".repeat(20)));
+    await a.write(enc.encode("z\nok-3\nlast"));
+    a.close();
+  })();
+  const got = await drain(f);
+  await sent;
+  const skip = "skipped: Invalid request: message exceeds 8 bytes; skipped";
+  assert.deepEqual(got, ["ok-1", skip, "ok-2", skip, "ok-3", "last"]);
+});
+
+Deno.test("lsp with skipTooLong: a body over the cap is skipped by its Content-Length; without it, fatal", async () => {
+  const body = JSON.stringify({ pad: "x".repeat(40) });
+  const frames = [
+    encodeLsp({ a: 1 }),
+    enc.encode(`Content-Length: ${body.length}\r\n\r\n${body}`),
+    encodeLsp({ b: 2 }),
+  ];
+  for (const skipTooLong of [true, false]) {
+    const [a, b] = memoryPair();
+    const f = lsp(b, { maxBytes: 16, skipTooLong });
+    const sent = (async () => {
+      for (const fr of frames) {
+        // In small pieces: the skipped body spans reads.
+        for (let i = 0; i < fr.length; i += 7) await a.write(fr.subarray(i, i + 7));
+      }
+      a.close();
+    })();
+    const got = await drain(f);
+    if (!skipTooLong) b.close();
+    await sent.catch(() => {});
+    assert.deepEqual(
+      got,
+      skipTooLong
+        ? ['{"a":1}', "skipped: Invalid request: message exceeds 16 bytes; skipped", '{"b":2}']
+        : ['{"a":1}', "fatal: Invalid request: message exceeds 16 bytes; connection closed"],
+    );
+  }
 });
 
 Deno.test("ndjson: a message larger than the read buffer grows it; the buffer is reused by index", async () => {
@@ -63,7 +121,7 @@ Deno.test("lsp: frames in pieces, other headers ignored, and malformed headers a
   assert.ok(two instanceof Uint8Array);
   assert.equal(dec.decode(two), "{}");
   const bad = await f.next();
-  assert.ok(bad && !(bad instanceof Uint8Array));
+  assert.ok(bad && !(bad instanceof Uint8Array) && "fatal" in bad);
   assert.match(bad.fatal, /malformed header "Nonsense"/);
 });
 

@@ -6,7 +6,7 @@
 import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../../spec/codes.ts";
 import { RpcError } from "../../errors.ts";
 import type { HostContext } from "../context.ts";
-import { defang, fence } from "../../agents/fence.ts";
+import { fence } from "../../agents/fence.ts";
 import { keyBytes } from "../../core/pane/keys.ts";
 import type { Surface } from "../../core/registry.ts";
 import { bracketedPaste, LARGE_PROMPT_BYTES, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
@@ -80,8 +80,8 @@ export const surface: FamilyHandlers<"surface"> = {
       ...(p.since === undefined ? {} : {
         since: p.since,
         reset: r.reset,
-        // Pane text outside the fence: no closing sentinel may survive in it either.
-        changed: fenced ? r.changed?.map((c) => ({ line: c.line, text: defang(c.text) })) : r.changed,
+        // Fenced, the rows' text is in `text` (inside the fence), in this order: here only where they are.
+        changed: fenced ? r.changed?.map((c) => ({ line: c.line })) : r.changed,
       }),
     };
   },
@@ -91,14 +91,14 @@ export const surface: FamilyHandlers<"surface"> = {
     const max = clamp(p.max_matches ?? 50, 1, 1000);
     const { hits } = await ctx.pool.search(s.id, p.pattern, max);
     const fenced = p.fenced ?? ctx.config.ai_injection_fence;
-    const matches = hits.map((h) => ({ line: h.line + 1, text: fenced ? defang(h.text) : h.text }));
+    const base = { surface_id: s.id, count: hits.length };
+    if (!fenced) return { ...base, fenced, matches: hits.map((h) => ({ line: h.line + 1, text: h.text })) };
+    // Like surface.read: the pane's text sits inside the fence only; a match outside it is a line number.
     return {
-      surface_id: s.id,
-      matches,
-      count: hits.length,
+      ...base,
       fenced,
-      // Like surface.read: the pane text an LLM should read sits inside the fence.
-      ...(fenced ? { text: fence(matches.map((m) => `line ${m.line}: ${m.text}`).join("\n")) } : {}),
+      matches: hits.map((h) => ({ line: h.line + 1 })),
+      text: fence(hits.map((h) => `line ${h.line + 1}: ${h.text}`).join("\n")),
     };
   },
   "surface.rename": ({ registry }, p) => {
