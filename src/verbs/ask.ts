@@ -31,7 +31,7 @@ export default defineVerb({
       const params: Record<string, unknown> = { surface_id, text: args[1], marker: opts.marker };
       if (opts.timeout !== undefined) params.timeout_ms = Math.max(1, Math.round(opts.timeout * 1000));
       if (opts["no-submit"]) params.submit = false;
-      const r = await client.call<{ reply: string; elapsed_ms: number }>("surface.ask", params).catch(
+      const r = await client.call("surface.ask", params).catch(
         explainGate,
       );
       if (opts.json) printJson(r);

@@ -112,7 +112,7 @@ export default defineVerb({
     if (writes) {
       let scripting: boolean;
       if (existing) {
-        scripting = (await existing.call<{ scripting: boolean }>("system.capabilities")).scripting;
+        scripting = (await existing.call("system.capabilities")).scripting;
       } else {
         scripting = Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1" || config.ai_unrestricted;
       }
@@ -237,7 +237,7 @@ async function readFinalScreens(
       if (s.surface_id === null || seen.has(s.surface_id)) continue;
       seen.add(s.surface_id);
       try {
-        const r = await client.call<{ text: string }>("surface.read", {
+        const r = await client.call("surface.read", {
           surface_id: s.surface_id,
           lines: FINAL_LINES,
           fenced: false,

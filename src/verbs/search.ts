@@ -27,7 +27,7 @@ export default defineVerb({
       const params: Record<string, unknown> = { surface_id, pattern: args[1] };
       if (opts.max !== undefined) params.max_matches = opts.max;
       if (opts.raw) params.fenced = false;
-      const result = await client.call<{ matches: { line: number; text: string }[]; text?: string }>(
+      const result = await client.call(
         "surface.search",
         params,
       );
