@@ -50,7 +50,7 @@ async function measure(env: Record<string, string>, churn: boolean): Promise<num
       if (!churn) return;
       const c = await RpcConn.open(host.socket);
       while (!stop.now) {
-        const ws = await c.call<{ index: number }>("workspace.create", {
+        const ws = await c.call("workspace.create", {
           command: "echo churn",
           cwd: host.dir,
         });

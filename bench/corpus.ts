@@ -144,10 +144,10 @@ class Ours {
     return new Ours(host, await RpcConn.open(host.socket));
   }
   async create(command: string): Promise<number> {
-    return (await this.rpc.call<{ surface_id: number }>("workspace.create", { command })).surface_id;
+    return (await this.rpc.call("workspace.create", { command })).surface_id;
   }
   async shows(id: number, marker: string): Promise<boolean> {
-    const r = await this.rpc.call<{ text: string }>("surface.read", {
+    const r = await this.rpc.call("surface.read", {
       surface_id: id,
       lines: 3, // the newest lines: the marker is the last line printed
       fenced: false,

@@ -94,12 +94,12 @@ function stampOf(text: string, token: string): number | null {
 }
 
 async function newPane(rpc: RpcConn, host: TestHost, command: string): Promise<number> {
-  const r = await rpc.call<{ surface_id: number }>("workspace.create", { command, cwd: host.dir });
+  const r = await rpc.call("workspace.create", { command, cwd: host.dir });
   return r.surface_id;
 }
 
 async function readText(rpc: RpcConn, id: number, lines = 20): Promise<string> {
-  return (await rpc.call<{ text: string }>("surface.read", { surface_id: id, lines, fenced: false })).text;
+  return (await rpc.call("surface.read", { surface_id: id, lines, fenced: false })).text;
 }
 
 /** Sends a line to a stamp pane and returns its stamp once it shows. */

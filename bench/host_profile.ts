@@ -76,7 +76,7 @@ try {
   const rpc = await RpcConn.open(host.socket);
   const ids: number[] = [];
   for (let i = 0; i < Number(values.panes); i++) {
-    const r = await rpc.call<{ surface_id: number }>("workspace.create", {
+    const r = await rpc.call("workspace.create", {
       command: PROGRAMS[i % PROGRAMS.length],
       cwd: host.dir,
     });

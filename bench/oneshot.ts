@@ -37,7 +37,7 @@ async function main() {
   onCleanup(() => Deno.remove(dir, { recursive: true }).catch(() => {}));
   try {
     const host = await startHost(dir, "h", { host: { idle_timeout_secs: 600 } });
-    const id = (await host.rpc.call<{ surface_id: number }>("workspace.create", {
+    const id = (await host.rpc.call("workspace.create", {
       command: "seq 1 5000; exec sleep 600",
     })).surface_id;
     await new Promise((r) => setTimeout(r, 1500));

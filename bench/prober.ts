@@ -38,7 +38,7 @@ scope.onmessage = async (e: MessageEvent) => {
   const rpc = await RpcConn.open(socket);
   const events = await subscribe(socket, { surfaces: [surfaceId], types: ["surface_changed"] });
   const read = async () =>
-    (await rpc.call<{ text: string }>("surface.read", { surface_id: surfaceId, lines: 5, fenced: false }))
+    (await rpc.call("surface.read", { surface_id: surfaceId, lines: 5, fenced: false }))
       .text;
   const samples: number[] = [];
   let failure: string | undefined;

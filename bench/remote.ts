@@ -40,7 +40,7 @@ try {
     }),
   );
   const env = { ...host.env, PANEFLOW_CONFIG: config, PANEFLOW_SSH: sshd.ssh };
-  const { surface_id } = await host.call<{ surface_id: number }>("workspace.create", {
+  const { surface_id } = await host.call("workspace.create", {
     command: "cat",
     pane_name: "p",
     cwd: host.dir,

@@ -174,7 +174,7 @@ interface ReadResult {
 }
 
 function readPane(rpc: RpcConn, id: number, lines: number, offset = 0): Promise<ReadResult> {
-  return rpc.call<ReadResult>("surface.read", { surface_id: id, lines, offset, fenced: false });
+  return rpc.call("surface.read", { surface_id: id, lines, offset, fenced: false });
 }
 
 async function closeWorkspaceOf(rpc: RpcConn, id: number) {
@@ -262,7 +262,7 @@ async function benchIngest(
     // every byte) -> one read showing the marker.
     {
       const t0 = performance.now();
-      const res = await host.rpc.call<{ surface_id: number }>("workspace.create", {
+      const res = await host.rpc.call("workspace.create", {
         command: `cat '${file.path}'`,
       });
       const id = res.surface_id;
@@ -452,7 +452,7 @@ async function benchFanout(
       const ids = (await Promise.all(
         Array.from(
           { length: n },
-          () => host.rpc.call<{ surface_id: number }>("workspace.create", { command }),
+          () => host.rpc.call("workspace.create", { command }),
         ),
       )).map((r) => r.surface_id);
       const pinger = await pingWorker(host.socket);
@@ -732,7 +732,7 @@ async function benchMemory(o: ReturnType<typeof parseOpts>, dir: string) {
     const ids: number[] = [];
     for (let i = 0; i < n; i++) {
       ids.push(
-        (await host.rpc.call<{ surface_id: number }>("workspace.create", { command: `cat '${path}'` }))
+        (await host.rpc.call("workspace.create", { command: `cat '${path}'` }))
           .surface_id,
       );
     }
@@ -837,7 +837,7 @@ async function main(): Promise<number> {
         if (keep.ours === undefined) {
           // Something to read: a pane with the small file in both.
           keep = {};
-          const id = (await host.rpc.call<{ surface_id: number }>("workspace.create", {
+          const id = (await host.rpc.call("workspace.create", {
             command: `cat '${small.path}'`,
           }))
             .surface_id;

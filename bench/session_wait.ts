@@ -159,13 +159,13 @@ if (import.meta.main) {
     await Deno.writeTextFile(file, line.repeat(Math.ceil((o.fileMib * 1024 * 1024) / line.length)));
     const busy: number[] = [];
     for (let i = 0; i < o.panes; i++) {
-      const r = await h.call<{ surface_id: number }>("workspace.create", {
+      const r = await h.call("workspace.create", {
         command: `while :; do cat '${file}'; done`,
       });
       busy.push(r.surface_id);
     }
     await waitUntil("busy panes streaming", async () => {
-      const { surfaces } = await h.call<{ surfaces: { output_generation: number }[] }>("surface.list");
+      const { surfaces } = await h.call("surface.list");
       return surfaces.filter((s) => s.output_generation > 10).length >= o.panes;
     }, { timeoutMs: 60000 });
     const loaded = await rounds(a.client, b.client, session, o.rounds, "busy");

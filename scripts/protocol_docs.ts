@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { ErrorCode } from "../src/spec/codes.ts";
 import { EVENT_TYPES, gatedMethods, jsonSchema, type Method } from "../src/spec/protocol.ts";
-import { pwParams } from "../src/spec/ptywright.ts";
+import { pluginParams, pwParams } from "../src/spec/ptywright.ts";
 import { results } from "../src/spec/results.ts";
 import { eventFamilies } from "../src/spec/events.ts";
 import { type ErrorRow, errorTables, PANEFLOW_COMMON, PTYWRIGHT_COMMON } from "../src/spec/errors.ts";
@@ -68,7 +68,9 @@ function errorRows(rows: ErrorRow[]): string[] {
 /** The generated part of docs/protocol.md. */
 export function render(): string {
   const schemas: Record<string, Schema> = { ...jsonSchema() as Record<string, Schema> };
-  for (const [name, schema] of Object.entries(pwParams)) schemas[name] = toJson(schema);
+  for (const [name, schema] of Object.entries({ ...pwParams, ...pluginParams })) {
+    schemas[name] = toJson(schema);
+  }
   const families = new Map<string, string[]>();
   for (const name of Object.keys(schemas)) {
     const ns = name.split(".")[0];

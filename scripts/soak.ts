@@ -133,7 +133,7 @@ export async function churn(socket: string, cwd: string, stop: { now: boolean })
   const c = await RpcConn.open(socket);
   let n = 0;
   while (!stop.now) {
-    const ws = await c.call<{ index: number }>("workspace.create", { command: "echo churn", cwd });
+    const ws = await c.call("workspace.create", { command: "echo churn", cwd });
     await c.call("workspace.close", { index: ws.index });
     n++;
     await new Promise((r) => setTimeout(r, 200));
@@ -153,11 +153,11 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
   const stop = { now: false };
   const tasks: Promise<unknown>[] = [];
   try {
-    const { pid } = await host.call<{ pid: number }>("system.identify");
+    const { pid } = await host.call("system.identify");
     const rpc = await RpcConn.open(host.socket);
     const ids: number[] = [];
     for (let i = 0; i < o.panes - 2; i++) {
-      const r = await rpc.call<{ surface_id: number }>("workspace.create", {
+      const r = await rpc.call("workspace.create", {
         command: PROGRAMS[i % PROGRAMS.length],
         cwd: host.dir,
       });
@@ -168,7 +168,7 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
     const setupEnd = performance.now() + 120_000;
     for (const id of quiet) {
       while (
-        !(await rpc.call<{ text: string }>("surface.read", { surface_id: id, lines: 60, fenced: false }))
+        !(await rpc.call("surface.read", { surface_id: id, lines: 60, fenced: false }))
           .text.includes(`2200: ${HISTORY_LINE}`)
       ) {
         if (performance.now() > setupEnd) throw new Error(`pane ${id} did not print its history in 120 s`);
@@ -231,7 +231,7 @@ export async function soak(o: Options, log: (line: string) => void): Promise<Soa
           bus?: { max_queue: number };
         }
         | undefined;
-      const list = await stats.call<{ surfaces: unknown[] }>("fleet.list").catch(() => ({ surfaces: [] }));
+      const list = await stats.call("fleet.list").catch(() => ({ surfaces: [] }));
       stats.close();
       const s: Sample = {
         at_s: Math.round((performance.now() - t0) / 1000),

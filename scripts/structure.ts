@@ -11,7 +11,7 @@
  *   only `core/`, `spec/`, `wire/` and `src/`'s root modules; `spec/` only
  *   itself; `wire/` only `spec/`; `client/` only `wire/` and `spec/`; the root
  *   modules only `spec/`; `src/server/` (the composition root) is imported by
- *   nothing but `src/verbs/serve.ts` and `src/verbs/flow_embedded.ts` (the
+ *   nothing but `src/verbs/serve.ts` and `src/verbs/_flow_embedded.ts` (the
  *   embedded host of `flow run`); and nothing imports `src/verbs/` but verbs;
  * - no circles among the folders either (a feature that needs another's
  *   part gets it through a narrow interface, or the part moves down).
@@ -106,7 +106,7 @@ const LAYERS: Record<string, readonly string[]> = {
   core: ["spec", "wire", ""],
 };
 /** The modules outside src/server/ that may import it: the host's entry points. */
-const SERVER_ENTRIES = new Set(["verbs/serve.ts", "verbs/flow_embedded.ts"]);
+const SERVER_ENTRIES = new Set(["verbs/serve.ts", "verbs/_flow_embedded.ts"]);
 
 /**
  * Imports that break the layers, one line each. `graph` maps a module's path

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Result, ResultMethod } from "../src/spec/results.ts";
 import { Client } from "../src/client/client.ts";
 
 /** The repo root. */
@@ -58,7 +59,7 @@ export interface TestHost {
   /** Sends one JSON-RPC request on a fresh connection and returns the response object. */
   rpc(method: string, params?: unknown): Promise<Record<string, unknown>>;
   /** Calls a method and returns its result; throws on an error response. */
-  call<T = Record<string, unknown>>(method: string, params?: unknown): Promise<T>;
+  call<M extends ResultMethod>(method: M, params?: unknown): Promise<Result<M>>;
   /** The host's stderr so far. */
   log(): string;
   /** Stops the host (SIGTERM) and removes the temp dir. */
@@ -245,13 +246,13 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
       return JSON.parse(r.stdout);
     },
     rpc,
-    async call<T>(method: string, params?: unknown): Promise<T> {
+    async call<M extends ResultMethod>(method: M, params?: unknown): Promise<Result<M>> {
       // The product's client (replies matched by id), on a connection of its own.
       const client = await Client.connect(socket);
       try {
         const res = await client.request(method, params);
         if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
-        return res.result as T;
+        return res.result as Result<M>;
       } finally {
         client.close();
       }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Result, ResultMethod } from "../src/spec/results.ts";
 import { Client } from "../src/client/client.ts";
 import { ROOT, waitUntil } from "./_harness.ts";
 
@@ -169,10 +170,10 @@ export class RpcConn {
   }
 
   /** Calls a method and returns its result; throws on an error response. */
-  async call<T = Record<string, unknown>>(method: string, params: unknown = {}): Promise<T> {
+  async call<M extends ResultMethod>(method: M, params: unknown = {}): Promise<Result<M>> {
     const res = await this.request(method, params);
     if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
-    return res.result as T;
+    return res.result as Result<M>;
   }
 
   close(): void {

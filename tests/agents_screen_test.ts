@@ -342,7 +342,7 @@ Deno.test("agents: status and ps know an agent the moment it runs, not at the ne
         (await host.json<{ surface_id: number }>(["new", "--pane-name", name, "-c", command])).surface_id;
     }
     await waitUntil("a claude in each pane", async () => {
-      const { surfaces } = await host.call<{ surfaces: { surface_id: number; pid: number }[] }>(
+      const { surfaces } = await host.call(
         "surface.list",
       );
       for (const p of surfaces) {

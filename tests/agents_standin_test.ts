@@ -54,13 +54,12 @@ async function standIn(host: TestHost, tool: string) {
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/${tool}`, STAND_IN);
   const pf = paneflowCommand().replaceAll("'", "'\\''");
-  const id = (await host.call<{ surface_id: number }>("workspace.create", {
+  const id = (await host.call("workspace.create", {
     pane_name: tool,
     command: `exec python3 -u ${dir}/${tool} '${pf}' ${tool} ${ROOT}tests/fixtures/${tool}`,
   })).surface_id;
-  const status = () => host.call<Status>("surface.status", { surface_id: id });
-  const explain = () =>
-    host.call<{ why: string; screen: { rule: string } | null }>("surface.explain", { surface_id: id });
+  const status = () => host.call("surface.status", { surface_id: id });
+  const explain = () => host.call("surface.explain", { surface_id: id });
   const agent = {
     status,
     explain,

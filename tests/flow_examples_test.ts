@@ -67,7 +67,7 @@ Deno.test("examples: SPEC §7's review flow runs unchanged with stand-in agents"
         report.steps.map((s: { step: string; surface_id: number }) => [s.step, s.surface_id]),
       );
       const read = (id: number) =>
-        host.call<{ text: string }>("surface.read", { surface_id: id, lines: 400, fenced: false })
+        host.call("surface.read", { surface_id: id, lines: 400, fenced: false })
           .then((x) => x.text.replaceAll("\n", ""));
       assert.match(await read(steps.review), /Its author says: Do the task in TASK\.md/);
       let seen = "";

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { FlowReport, StepReport } from "../src/flow/runner.ts";
+import type { Result, ResultMethod } from "../src/spec/results.ts";
 import { paneflowCommand } from "./_claude.ts";
 import { ROOT, runCli, type RunResult, type TestHost, waitUntil, withHost } from "./_harness.ts";
 
@@ -15,12 +16,7 @@ interface Report extends FlowReport {
   host: string;
 }
 
-interface PaneInfo {
-  surface_id: number;
-  name: string | null;
-  exited?: boolean;
-  exit_code?: number | null;
-}
+type PaneInfo = Result<"surface.list">["surfaces"][number];
 
 const MAIN = [`--config=${ROOT}deno.json`, `${ROOT}main.ts`];
 
@@ -47,11 +43,11 @@ function byStep(report: Report): Record<string, StepReport> {
 }
 
 async function panes(host: TestHost): Promise<PaneInfo[]> {
-  return (await host.call<{ surfaces: PaneInfo[] }>("surface.list", {})).surfaces;
+  return (await host.call("surface.list", {})).surfaces;
 }
 
 async function screen(host: TestHost, id: number, lines = 100): Promise<string> {
-  return (await host.call<{ text: string }>("surface.read", { surface_id: id, lines, fenced: false })).text;
+  return (await host.call("surface.read", { surface_id: id, lines, fenced: false })).text;
 }
 
 function explain(r: RunResult): string {
@@ -607,7 +603,7 @@ pane = { command = "cat" }
     const left = await panes(host);
     assert.equal(left.length, 2);
     for (const p of left) {
-      const st = await host.call<{ reason: string }>("surface.status", { surface_id: p.surface_id });
+      const st = await host.call("surface.status", { surface_id: p.surface_id });
       assert.notEqual(st.reason, "exited");
     }
   });
@@ -686,11 +682,11 @@ Deno.test("flow run --keep-host: starts a detached host that outlives the run", 
     PANEFLOW_CONFIG: `${dir}/none.jsonc`,
     PANEFLOW_IPC_SCRIPTING: "1",
   };
-  const call = async <T>(method: string, params: unknown = {}): Promise<T> => {
+  const call = async <M extends ResultMethod>(method: M, params: unknown = {}): Promise<Result<M>> => {
     const { Client } = await import("../src/client/client.ts");
     const c = await Client.connect(socket);
     try {
-      return await c.call<T>(method, params);
+      return await c.call(method, params);
     } finally {
       c.close();
     }
@@ -700,9 +696,9 @@ Deno.test("flow run --keep-host: starts a detached host that outlives the run", 
     assert.equal(r.code, 0, explain(r));
     const report = JSON.parse(r.stdout) as Report;
     assert.equal(report.host, socket);
-    const left = (await call<{ surfaces: PaneInfo[] }>("surface.list")).surfaces;
+    const left = (await call("surface.list")).surfaces;
     assert.deepEqual(left.map((p) => p.name).sort(), ["build", "consumer"]);
-    const text = (await call<{ text: string }>("surface.read", {
+    const text = (await call("surface.read", {
       surface_id: byStep(report).deliver.surface_id,
       fenced: false,
     })).text;

@@ -16,7 +16,7 @@ interface ReadResult {
 async function lastLines(host: TestHost, id: number, count: number): Promise<string[]> {
   const out: string[][] = [];
   for (let offset = 0; offset < count; offset += 4000) {
-    const r = await host.call<ReadResult>("surface.read", {
+    const r = await host.call("surface.read", {
       surface_id: id,
       lines: Math.min(4000, count - offset),
       offset,
@@ -41,9 +41,7 @@ function assertContiguous(lines: string[], last: number) {
 
 async function exitedPane(host: TestHost, id: number, timeoutMs: number) {
   return await waitUntil(`pane ${id} to exit`, async () => {
-    const { surfaces } = await host.call<
-      { surfaces: { surface_id: number; exited: boolean; exit_code: number }[] }
-    >(
+    const { surfaces } = await host.call(
       "surface.list",
     );
     const p = surfaces.find((s) => s.surface_id === id);
@@ -57,7 +55,7 @@ Deno.test("flow control: a pane writing 3,000,000 lines loses none of the last 1
     const id = ws.surface_id;
     // The host must keep answering while the flood is parsed.
     const pingStart = Date.now();
-    assert.equal((await host.call<{ pong: boolean }>("system.ping")).pong, true);
+    assert.equal((await host.call("system.ping")).pong, true);
     assert.ok(Date.now() - pingStart < 1000, "ping answered during the flood");
 
     const p = await exitedPane(host, id, 60_000);
@@ -67,7 +65,7 @@ Deno.test("flow control: a pane writing 3,000,000 lines loses none of the last 1
     assert.equal(lines.at(-1), "END");
     assertContiguous(lines.slice(0, -1), 3_000_000);
 
-    const status = await host.call<{ surfaces: { output_generation: number }[] }>("surface.list");
+    const status = await host.call("surface.list");
     assert.ok(status.surfaces[0].output_generation > 0);
   });
 });
@@ -87,7 +85,7 @@ Deno.test("flow control: eight floods at once on one worker each finish with eve
         .surface_id;
     await host.call("surface.send_text", { surface_id: quiet, text: "ping\n" });
     await waitUntil("the quiet pane's answer during the floods", async () => {
-      const r = await host.call<ReadResult>("surface.read", { surface_id: quiet, fenced: false });
+      const r = await host.call("surface.read", { surface_id: quiet, fenced: false });
       return r.text.includes("got-ping");
     }, { timeoutMs: 30_000 });
     for (const [i, id] of ids.entries()) {

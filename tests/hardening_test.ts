@@ -56,7 +56,7 @@ Deno.test("hardening: a watcher that stops reading is shed by the write deadline
       // Events pile up: output changes and workspace churn far beyond a socket buffer.
       const busy = await host.json<{ surface_id: number }>(["new", "-c", "while :; do seq 1 200; done"]);
       await waitUntil("the stalled stream to be closed", async () => {
-        const stats = await host.call<{ connections: { streams: number } }>("system.stats");
+        const stats = await host.call("system.stats");
         return stats.connections.streams === 1;
       }, { timeoutMs: 20_000 });
       // The one left is the live watcher: still open, it saw the flood, and it hears what comes next.
@@ -117,14 +117,14 @@ Deno.test("hardening: a line over 1 MiB on the socket closes that connection onl
       assert.equal(err.error.code, -32600);
       assert.match(err.error.message, /exceeds 1048576 bytes; connection closed/);
       // The rest of the host goes on: a connection opened before, a new one, the watcher, the pane.
-      assert.equal((await other.call<{ pong: boolean }>("system.ping")).pong, true);
-      assert.equal((await host.call<{ pong: boolean }>("system.ping")).pong, true);
+      assert.equal((await other.call("system.ping")).pong, true);
+      assert.equal((await host.call("system.ping")).pong, true);
       const next = await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"]);
       await watcher.waitFor(
         "the watcher to hear of a new pane",
         (f) => f.type === "surface_created" && f.surface_id === next.surface_id,
       );
-      const { surfaces } = await host.call<{ surfaces: { surface_id: number; exited: boolean }[] }>(
+      const { surfaces } = await host.call(
         "surface.list",
       );
       assert.equal(surfaces.find((s) => s.surface_id === pane.surface_id)?.exited, false);
@@ -141,7 +141,7 @@ Deno.test("hardening: wait holds one connection, and an idle stream is not dropp
     const wait = spawnCli(["wait", "--match", "w", "--pattern", "NEVER", "--timeout", "30"], host.env);
     try {
       const mine = await waitUntil("the wait to connect", async () => {
-        const { clients } = await host.call<{ clients: { verb: string | null; stream: boolean }[] }>(
+        const { clients } = await host.call(
           "system.clients",
         );
         const waits = clients.filter((c) => c.verb === "wait");
@@ -152,7 +152,7 @@ Deno.test("hardening: wait holds one connection, and an idle stream is not dropp
       await new Promise((r) => setTimeout(r, 2000));
       assert.equal(wait.done(), false, wait.stderr());
       await host.cli(["send", "w", "x"]); // a call on the same connection after subscribing still works
-      const { clients } = await host.call<{ clients: { verb: string | null }[] }>("system.clients");
+      const { clients } = await host.call("system.clients");
       assert.equal(clients.filter((c) => c.verb === "wait").length, 1);
     } finally {
       wait.kill();
@@ -166,23 +166,16 @@ Deno.test("hardening: system.stats reports memory, fds, workers, the bus and con
     await host.json(["new", "-c", "exec sleep 300"]);
     const s = await subscribe(host.socket);
     try {
-      const st = await host.call<{
-        rss: number;
-        fds: number;
-        workers: { heap_used: number; panes: number }[];
-        bus: { subscribers: number; max_queue: number };
-        connections: { calls: number; streams: number };
-        panes: number;
-      }>("system.stats");
+      const st = await host.call("system.stats");
       assert.ok(st.rss > 1 << 20, `rss ${st.rss}`);
-      assert.ok(st.fds > 3);
+      assert.ok(st.fds !== null && st.fds > 3, `fds ${st.fds}`);
       assert.equal(st.workers.length, DEFAULT_PANE_WORKERS);
       assert.ok(st.workers.every((w) => w.heap_used > 0));
       assert.equal(st.workers.reduce((a, w) => a + w.panes, 0), 1);
-      assert.ok(st.bus.subscribers >= 1);
+      assert.ok(st.bus && st.bus.subscribers >= 1);
       assert.equal(typeof st.bus.max_queue, "number");
       assert.equal(st.connections.streams, 1);
-      assert.ok(st.connections.calls >= 1);
+      assert.ok(st.connections.calls !== null && st.connections.calls >= 1);
       assert.equal(st.panes, 1);
     } finally {
       await s.close();
@@ -195,7 +188,7 @@ Deno.test("hardening: watching one pane's output makes only its worker rest; wat
     const a = (await host.json<{ surface_id: number }>(["new", "-c", "exec sleep 300"])).surface_id;
     await host.json(["new", "-c", "exec sleep 300"]); // the other worker's
     const watched = async () =>
-      (await host.call<{ workers: { watched: boolean; panes: number }[] }>("system.stats")).workers
+      (await host.call("system.stats")).workers
         .filter((w) => w.watched).length;
     assert.equal(await watched(), 0);
     const one = await subscribe(host.socket, { surfaces: [a], types: ["surface_changed"] });
@@ -218,14 +211,14 @@ Deno.test("hardening: after a flood a pane worker hands freed memory back", asyn
       "seq 1 1000000; exec sleep 300",
     ]);
     const st = await waitUntil("a worker to trim", async () => {
-      const s = await host.call<{ workers: { trims: number; trim_ms: number }[] }>("system.stats");
+      const s = await host.call("system.stats");
       return s.workers.some((w) => w.trims > 0) ? s : null;
     }, { timeoutMs: 30_000 });
     assert.ok(st.workers.every((w) => w.trim_ms >= 0));
     // The pane gets all of its output, trims or not (on a loaded machine a trim may come before
     // `seq` has finished: a worker that never goes quiet trims within 2 s).
     const read = await waitUntil("the pane's last line", async () => {
-      const r = await host.call<{ text: string }>("surface.read", { surface_id, lines: 2, fenced: false });
+      const r = await host.call("surface.read", { surface_id, lines: 2, fenced: false });
       return r.text.includes("1000000") ? r : null;
     }, { timeoutMs: 30_000 });
     assert.match(read.text, /999999\n1000000/);
@@ -234,12 +227,12 @@ Deno.test("hardening: after a flood a pane worker hands freed memory back", asyn
 
 Deno.test("hardening: workspace.create and surface.split type their prompt, as workspace.up does", async () => {
   await withHost({}, async (host) => {
-    const ws = await host.call<{ surface_id: number }>("workspace.create", {
+    const ws = await host.call("workspace.create", {
       command: "echo ready; exec cat",
       prompt: "create-prompt-text",
       cwd: host.dir,
     });
-    const split = await host.call<{ surface_id: number }>("surface.split", {
+    const split = await host.call("surface.split", {
       direction: "h",
       surface_id: ws.surface_id,
       command: "echo ready; exec cat",
@@ -247,7 +240,7 @@ Deno.test("hardening: workspace.create and surface.split type their prompt, as w
       cwd: host.dir,
     });
     const count = async (id: number, text: string) =>
-      (await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false })).text.split(text)
+      (await host.call("surface.read", { surface_id: id, fenced: false })).text.split(text)
         .length - 1;
     for (
       const [id, text] of [[ws.surface_id, "create-prompt-text"], [

@@ -24,25 +24,25 @@ Deno.test({
     const probe = `${python} ${PROBE} ${token}`;
     const config = JSON.stringify({ host: { pane_workers: 2 }, agents: { probe: { command: probe } } });
     await withHost({ config }, async (host) => {
-      const victim = await host.call<{ surface_id: number }>("workspace.create", {
+      const victim = await host.call("workspace.create", {
         pane_name: "victim",
         command: "cat",
       });
       const ids: Record<string, number> = {};
-      const made = await host.call<{ surface_id: number }>("workspace.create", {
+      const made = await host.call("workspace.create", {
         pane_name: "new1",
         command: probe,
       });
       ids.new1 = made.surface_id;
       ids.new2 = (await host.json<{ surface_id: number }>(["new", "--pane-name", "new2", "-c", probe]))
         .surface_id;
-      ids.split1 = (await host.call<{ surface_id: number }>("surface.split", {
+      ids.split1 = (await host.call("surface.split", {
         surface_id: ids.new1,
         direction: "h",
         command: probe,
         name: "split1",
       })).surface_id;
-      ids.split2 = (await host.call<{ surface_id: number }>("surface.split", {
+      ids.split2 = (await host.call("surface.split", {
         surface_id: victim.surface_id,
         direction: "v",
         command: probe,
@@ -63,9 +63,8 @@ Deno.test({
       const run = await host.cli(["flow", "run", flow, "--json"]);
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
 
-      const list =
-        (await host.call<{ surfaces: { surface_id: number; name: string | null }[] }>("surface.list"))
-          .surfaces;
+      const list = (await host.call("surface.list"))
+        .surfaces;
       const probes = list.filter((s) => s.surface_id !== victim.surface_id);
       assert.ok(probes.length >= 7, JSON.stringify(list));
       for (const s of probes) {
@@ -80,7 +79,7 @@ Deno.test({
       const victimScreen = await readPane(host, "victim");
       assert.ok(!victimScreen.includes(token), victimScreen);
       // And the host's own descriptors are all close-on-exec (a child it starts inherits none).
-      const identify = await host.call<{ pid: number }>("system.identify");
+      const identify = await host.call("system.identify");
       const leaky: string[] = [];
       for (const e of Deno.readDirSync(`/proc/${identify.pid}/fd`)) {
         const n = Number(e.name);

@@ -17,11 +17,11 @@ interface Explain {
 Deno.test("hooks: forged ai.* frames are refused and counted; the pane's own ai-hook is accepted", async () => {
   await withHost({ scripting: false }, async (host) => {
     const pf = paneflowCommand();
-    const victim = (await host.call<{ surface_id: number }>("workspace.create", {
+    const victim = (await host.call("workspace.create", {
       pane_name: "victim",
       command: "exec sleep 600",
     })).surface_id;
-    const explain = () => host.call<Explain>("surface.explain", { surface_id: victim });
+    const explain = () => host.call("surface.explain", { surface_id: victim });
 
     // Any connection, no token: refused.
     const bare = await host.rpc("ai.prompt_submit", {
@@ -60,7 +60,7 @@ Deno.test("hooks: forged ai.* frames are refused and counted; the pane's own ai-
     const human = await host.cli(["explain", "victim"]);
     assert.match(human.stdout, /^ {2}refused: 3 hook frame\(s\) without this pane's token/m);
     assert.equal(
-      (await host.call<{ state: string }>("surface.status", { surface_id: victim })).state !== "thinking",
+      (await host.call("surface.status", { surface_id: victim })).state !== "thinking",
       true,
     );
 
@@ -71,11 +71,10 @@ Deno.test("hooks: forged ai.* frames are refused and counted; the pane's own ai-
       name: "own",
       command: `echo '{"prompt":"real"}' | ${pf} ai-hook UserPromptSubmit; echo OWN-DONE; exec sleep 600`,
     });
-    const own =
-      (await host.call<{ surfaces: { surface_id: number; name: string }[] }>("surface.list")).surfaces
-        .find((s) => s.name === "own")!.surface_id;
+    const own = (await host.call("surface.list")).surfaces
+      .find((s) => s.name === "own")!.surface_id;
     const accepted = await waitUntil("the pane's own frame", async () => {
-      const e = await host.call<Explain>("surface.explain", { surface_id: own });
+      const e = await host.call("surface.explain", { surface_id: own });
       return e.last_hook && e;
     }, { timeoutMs: 20_000 });
     assert.equal(accepted.last_hook!.method, "ai.prompt_submit");
@@ -88,6 +87,6 @@ Deno.test("hooks: forged ai.* frames are refused and counted; the pane's own ai-
     const shutErr = shut.error as { message: string; data: { reason: string } };
     assert.equal(shutErr.data.reason, "gated");
     assert.match(shutErr.message, /PANEFLOW_IPC_SCRIPTING=1.*or stop it with SIGTERM \(kill \d+\)/);
-    assert.equal((await host.call<{ pong: boolean }>("system.ping")).pong, true);
+    assert.equal((await host.call("system.ping")).pong, true);
   });
 });

@@ -80,7 +80,7 @@ Deno.test({
     await withHost({ config: JSON.stringify({ host: { pane_workers: 2 } }) }, async (host) => {
       const marks = markers(7);
       await openPanes(host, marks);
-      const { pid } = await host.call<{ pid: number }>("system.identify");
+      const { pid } = await host.call("system.identify");
       Deno.kill(pid, "SIGKILL");
       const ms = await goneWithin(marks, 2000, "every pane process to end after the host's SIGKILL");
       console.log(`all ${marks.length} gone ${ms.toFixed(0)} ms after SIGKILL`);
@@ -117,7 +117,7 @@ Deno.test({
           const text = await Deno.readTextFile(`${dir}/pid`).catch(() => "");
           return Number(text.trim()) || false;
         });
-        const { pid } = await host.call<{ pid: number }>("system.identify");
+        const { pid } = await host.call("system.identify");
         Deno.kill(pid, "SIGTERM");
         const ms = await goneWithin(marks, grace + 2000, "every pane process to end after a clean stop");
         const diedAt = await waitUntil(
@@ -154,7 +154,7 @@ Deno.test({
   fn: async () => {
     await withHost({ config: JSON.stringify({ terminal: { kill_grace_ms: 600 } }) }, async (host) => {
       const [hup, setsid, nohup] = markers(3);
-      const { surface_id } = await host.call<{ surface_id: number }>("workspace.create", {
+      const { surface_id } = await host.call("workspace.create", {
         command:
           `setsid sleep ${setsid} & nohup sleep ${nohup} >/dev/null 2>&1 & trap '' HUP; exec sleep ${hup}`,
       });
@@ -168,7 +168,7 @@ Deno.test({
       const ms = performance.now() - t0;
       assert.ok(ms >= 550, `ended after ${ms} ms, before the grace`);
       // Another pane's program is untouched.
-      assert.equal((await host.call<{ surfaces: unknown[] }>("surface.list")).surfaces.length, 1);
+      assert.equal((await host.call("surface.list")).surfaces.length, 1);
     });
   },
 });
@@ -183,7 +183,7 @@ Deno.test({
         command: `setsid sleep ${setsid} & trap '' HUP; exec sleep ${hup}`,
       });
       await waitUntil("the pane's processes", () => running([hup, setsid]).size === 2 || false);
-      const { pid } = await host.call<{ pid: number }>("system.identify");
+      const { pid } = await host.call("system.identify");
       const watchdog = [...Deno.readDirSync("/proc")].map((e) => e.name).filter((n) => /^\d+$/.test(n)).find(
         (n) => {
           try {
@@ -226,7 +226,7 @@ Deno.test({
   fn: async () => {
     await withHost({}, async (host) => {
       const [closed, setsid, plain] = markers(3);
-      const { surface_id } = await host.call<{ surface_id: number }>("workspace.create", {
+      const { surface_id } = await host.call("workspace.create", {
         command: `exec sleep ${closed}`,
       });
       await host.call("workspace.create", { command: `setsid sleep ${setsid} & exec sleep 600` });
@@ -245,7 +245,7 @@ Deno.test({
       );
       assert.ok(!recorded().includes(closedPid), `still recorded: ${recorded()}`);
       // The watchdog dropped it too, and still ends the other panes' processes when the host dies.
-      const { pid } = await host.call<{ pid: number }>("system.identify");
+      const { pid } = await host.call("system.identify");
       Deno.kill(pid, "SIGKILL");
       await goneWithin(
         [setsid, plain],

@@ -38,12 +38,12 @@ async function panes(host: TestHost): Promise<Map<number, Pane>> {
 }
 
 async function workspaces(host: TestHost): Promise<Ws[]> {
-  return (await host.call<{ workspaces: Ws[] }>("workspace.list")).workspaces;
+  return (await host.call("workspace.list")).workspaces;
 }
 
 /** The last `rows cols` line the pane printed (read over the socket: this runs in polling loops). */
 async function lastSize(host: TestHost, id: number): Promise<string | undefined> {
-  const { text } = await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false });
+  const { text } = await host.call("surface.read", { surface_id: id, fenced: false });
   return text.split("\n").filter((l) => /^\d+ \d+$/.test(l.trim())).at(-1)?.trim();
 }
 
@@ -82,7 +82,7 @@ Deno.test("workspaces: zero-based indexes, one active, titles, select, focus and
     const sel = await host.json<Ws>(["select", "0"]);
     assert.equal(sel.index, 0);
     assert.equal(sel.active, true);
-    assert.equal((await host.call<Ws>("workspace.current")).title, "alpha");
+    assert.equal((await host.call("workspace.current")).title, "alpha");
     assert.deepEqual((await host.json<{ surfaces: Pane[] }>(["ls"])).surfaces.map((s) => s.surface_id), [1]);
     assert.equal((await workspaces(host)).filter((w) => w.active).length, 1, "exactly one active");
 
@@ -99,7 +99,7 @@ Deno.test("workspaces: zero-based indexes, one active, titles, select, focus and
     // focus activates the pane's workspace.
     const f = await host.json<Pane>(["focus", "2"]);
     assert.equal(f.focused, true);
-    assert.equal((await host.call<Ws>("workspace.current")).index, 1);
+    assert.equal((await host.call("workspace.current")).index, 1);
 
     // Closing workspace 0 closes its pane; beta becomes index 0.
     const closed = await host.json<{ closed: number }>(["close", "--workspace", "0"]);

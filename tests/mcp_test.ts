@@ -104,7 +104,7 @@ Deno.test("mcp bridge: tools, targets, fencing and resources against a real host
       await waitForText(host, "worker-b", "worker-b-ready");
       await waitForText(host, "evil", "after");
       await waitUntil("the evil title to be set", async () => {
-        const { surfaces } = await host.call<{ surfaces: { name: string; title: string }[] }>("surface.list");
+        const { surfaces } = await host.call("surface.list");
         return surfaces.find((s) => s.name === "evil")?.title.includes("evil title") || false;
       });
 

@@ -9,11 +9,11 @@ import { waitUntil, withHost } from "./_harness.ts";
 
 Deno.test("ProcScanner: a pane's foreground group, from the worker and inline alike", async () => {
   await withHost({}, async (host) => {
-    const { surface_id } = await host.call<{ surface_id: number }>("workspace.create", {
+    const { surface_id } = await host.call("workspace.create", {
       command: "exec sleep 600",
     });
     const pid = await waitUntil("the pane's pid", async () => {
-      const { surfaces } = await host.call<{ surfaces: { surface_id: number; pid: number; cmd: string }[] }>(
+      const { surfaces } = await host.call(
         "surface.list",
       );
       const s = surfaces.find((s) => s.surface_id === surface_id);

@@ -11,7 +11,8 @@ import type { z } from "zod";
 import { results } from "../src/spec/results.ts";
 import { eventSchemas } from "../src/spec/events.ts";
 import { Client } from "../src/client/client.ts";
-import { waitUntil, withHost } from "./_harness.ts";
+import { ROOT, waitUntil, withHost } from "./_harness.ts";
+import { PwClient, spawnPaneflow } from "./_pw.ts";
 
 /** `value` fits `schema` exactly: valid, and no field dropped as undeclared. */
 function fits(schema: z.ZodType, value: unknown, what: string): void {
@@ -124,7 +125,7 @@ Deno.test("protocol: real events and notifications match their event schemas", a
     try {
       const ack = await stream.subscribe({});
       fits(results["events.subscribe"], ack.value, "events.subscribe");
-      const ws = await calls.call<{ surface_id: number }>("workspace.create", {
+      const ws = await calls.call("workspace.create", {
         name: "ev",
         command: "/bin/sh",
       });
@@ -133,7 +134,7 @@ Deno.test("protocol: real events and notifications match their event schemas", a
       // The ai.* family: a hook frame with the pane's token (as `paneflow ai-hook` posts it).
       await calls.call("surface.send_text", { surface_id: id, text: "echo TOKEN=$PANEFLOW_PANE_TOKEN.\r" });
       const token = await waitUntil("the pane's token", async () => {
-        const r = await calls.call<{ text: string }>("surface.read", { surface_id: id, fenced: false });
+        const r = await calls.call("surface.read", { surface_id: id, fenced: false });
         return /TOKEN=([^$\s]+)\./.exec(r.text)?.[1];
       });
       for (const method of ["ai.session_start", "ai.prompt_submit", "ai.stop"]) {
@@ -181,7 +182,7 @@ Deno.test("protocol: real events and notifications match their event schemas", a
 
       // ptywright's notifications, on a connection that turned them on.
       await calls.call("server.set_notifications", { enabled: true });
-      const { session } = await calls.call<{ session: string }>("session.create", {
+      const { session } = await calls.call("session.create", {
         program: "/bin/sh",
         args: ["-c", "echo note; sleep 0.2"],
       });
@@ -204,4 +205,82 @@ Deno.test("protocol: real events and notifications match their event schemas", a
       calls.close();
     }
   });
+});
+
+Deno.test("protocol: real replies of the adapter and plugin families match their result schemas", async () => {
+  const plugins = `${ROOT}tests/fixtures/plugins`;
+  const dir = await Deno.makeTempDir({ prefix: "pf-results-" });
+  const child = spawnPaneflow(["serve", "--stdio", "--allow-plugin-load"], dir);
+  const writer = child.stdin.getWriter();
+  const stderr = child.stderr.pipeTo(new WritableStream());
+  const c = new PwClient((b) => writer.write(b), child.stdout, "ndjson", async () => {
+    await writer.close().catch(() => {});
+  });
+  const checked = new Set<string>();
+  const call = async (method: string, params: unknown = {}) => {
+    const m = await c.request(method, params);
+    assert.equal(m.error, undefined, `${method}: ${JSON.stringify(m.error)}`);
+    fits(results[method as keyof typeof results], m.result, method);
+    checked.add(method);
+    return m.result;
+  };
+  try {
+    await call("plugin.capabilities");
+    await call("plugin.validate_manifest", {
+      manifest: { name: "m", kind: "adapter", version: "1", permissions: ["screen.read"] },
+    });
+    await call("plugin.load", { manifest_path: `${plugins}/echo/manifest.toml` });
+    await call("plugin.describe", { plugin: "echo" });
+    await call("plugin.describe", { plugin: "claude-code" });
+    await call("adapter.list");
+    const { adapter } = await call("adapter.start", {
+      plugin: "echo",
+      program: "/bin/sh",
+      args: [`${plugins}/echo/echo_tui.sh`],
+    });
+    await call("adapter.live");
+    await call("adapter.wait", { adapter, timeout_ms: 20_000 });
+    await call("adapter.state", { adapter });
+    await call("adapter.send", { adapter, intent: "send_prompt", params: { prompt: "hello" } });
+    await call("adapter.wait", {
+      adapter,
+      intent: "wait_echo_matcher",
+      params: { text: "hello" },
+      timeout_ms: 20_000,
+      wait_id: "w-1",
+    });
+    await call("adapter.turn", {
+      adapter,
+      send: { intent: "send_prompt", params: { prompt: "again" } },
+      wait: { timeout_ms: 20_000 },
+    });
+    await call("adapter.cancel_wait", { wait_id: "w-none" });
+    await call("adapter.snapshot", { adapter });
+    await call("adapter.transcript", { adapter });
+    await call("adapter.inspect", { adapter });
+    // The adapter's pane, as `surface.list` shows it.
+    const { surfaces } = await call("surface.list");
+    assert.ok(
+      surfaces.some((s: { adapter?: string }) => s.adapter === adapter),
+      "the adapter's pane is listed",
+    );
+    const resumed = await call("adapter.resume", {
+      plugin: "echo",
+      program: "/bin/sh",
+      args: [`${plugins}/echo/echo_tui.sh`],
+      prior_adapter: adapter,
+    });
+    await call("adapter.close", { adapter: resumed.adapter });
+    await call("plugin.unload", { plugin: "echo" });
+    for (const f of ["adapter", "plugin"]) {
+      const names = Object.keys(results).filter((m) => m.startsWith(`${f}.`));
+      assert.deepEqual(names.filter((m) => !checked.has(m)), [], `${f}.* methods left unchecked`);
+    }
+  } finally {
+    await c.end();
+    await child.status;
+    await stderr;
+    await c.done();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 });

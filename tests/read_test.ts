@@ -34,7 +34,7 @@ async function paneWith(host: TestHost, name: string, command: string, last: str
   assert.equal(r.code, 0, r.stderr);
   const id = JSON.parse(r.stdout).surface_id as number;
   await waitUntil(`${name} to print ${last}`, async () => {
-    const res = await host.call<ReadResult>("surface.read", { surface_id: id, fenced: false, lines: 5 });
+    const res = await host.call("surface.read", { surface_id: id, fenced: false, lines: 5 });
     return res.text.split("\n").at(-1) === last;
   });
   return id;
@@ -67,9 +67,9 @@ Deno.test("read: lines, clamps, offsets, eof and the result fields", async (t) =
         assert.equal(r.lines, got, `--lines ${asked}`);
         assert.deepEqual(r.text.split("\n"), range(5001 - got, 5000));
       }
-      const neg = await host.call<ReadResult>("surface.read", { surface_id: id, lines: -7, fenced: false });
+      const neg = await host.call("surface.read", { surface_id: id, lines: -7, fenced: false });
       assert.equal(neg.lines, 1);
-      const huge = await host.call<ReadResult>("surface.read", { surface_id: id, lines: 1e9, fenced: false });
+      const huge = await host.call("surface.read", { surface_id: id, lines: 1e9, fenced: false });
       assert.equal(huge.lines, 4000);
     });
 
@@ -137,10 +137,10 @@ Deno.test("read: lines, clamps, offsets, eof and the result fields", async (t) =
 
     await t.step("output_generation advances with output", async () => {
       const cat = await paneWith(host, "cat", "stty -echo; echo ready; exec cat", "ready");
-      const before = await host.call<ReadResult>("surface.read", { surface_id: cat });
+      const before = await host.call("surface.read", { surface_id: cat });
       assert.equal((await host.cli(["send", "cat", "more", "--submit"])).code, 0);
       const after = await waitUntil("new output", async () => {
-        const r = await host.call<ReadResult>("surface.read", { surface_id: cat, fenced: false });
+        const r = await host.call("surface.read", { surface_id: cat, fenced: false });
         return r.text.endsWith("more") && r;
       });
       assert.ok(after.output_generation > before.output_generation);
@@ -193,7 +193,7 @@ Deno.test("read: the untrusted-output fence cannot be closed by the pane", async
 
     // A `since` read's changed rows are pane text too: fenced, they are only inside the fence,
     // in `changed`'s order, and `changed` says where they are.
-    const since = await host.call<ReadResult & { changed: { line: number; text?: string }[] }>(
+    const since = await host.call(
       "surface.read",
       { surface_id: json.surface_id, since: 0 },
     );
@@ -221,7 +221,7 @@ Deno.test("read: with ai_injection_fence off, text is raw unless --fenced", asyn
     const fenced = (await host.cli(["read", "p", "--fenced"])).stdout;
     assert.match(fenced, FENCE_OPEN);
     assert.ok(fenced.trimEnd().endsWith(FENCE_CLOSE));
-    const rpc = await host.call<ReadResult>("surface.read", { surface_id: 1, fenced: true });
+    const rpc = await host.call("surface.read", { surface_id: 1, fenced: true });
     assert.equal(rpc.fenced, true);
     assert.match(rpc.text, FENCE_OPEN);
   });
@@ -308,7 +308,7 @@ Deno.test("search: case-insensitive substring, 1-based lines, max default 50 cla
         { line: 11, text: "11" },
       ]);
       for (const [asked, got] of [["0", 1], ["-5", 1], ["7", 7], ["1000", 1000], ["5000", 1000]] as const) {
-        const r = await host.call<SearchResult>("surface.search", {
+        const r = await host.call("surface.search", {
           surface_id: nums,
           pattern: "1",
           max_matches: Number(asked),
@@ -379,7 +379,7 @@ Deno.test("read: repeated reads of a quiet pane follow its new output and a resi
     // One 300-character line: two rows at 200 columns.
     const id = await paneWith(host, "wide", "printf '%0300d\\n' 0; echo END; exec cat", "END");
     const rows = async () =>
-      (await host.call<ReadResult>("surface.read", { surface_id: id, fenced: false, lines: 10 })).text
+      (await host.call("surface.read", { surface_id: id, fenced: false, lines: 10 })).text
         .split("\n").filter((row) => row !== "");
     const zeros = (text: string[]) => text.filter((row) => /^0+$/.test(row)).map((row) => row.length);
     const first = await rows();
@@ -413,9 +413,9 @@ Deno.test("read: a plain read never shows an older screen than a read --since be
     let seen = 0;
     let done = false;
     while (!done) {
-      const since = await host.call<ReadResult>("surface.read", { surface_id: id, since: seen, lines: 5 });
+      const since = await host.call("surface.read", { surface_id: id, since: seen, lines: 5 });
       seen = Math.max(seen, since.output_generation);
-      const plain = await host.call<ReadResult>("surface.read", { surface_id: id, fenced: false, lines: 5 });
+      const plain = await host.call("surface.read", { surface_id: id, fenced: false, lines: 5 });
       assert.ok(
         plain.output_generation >= seen,
         `a plain read showed generation ${plain.output_generation} after a since read showed ${seen}`,
@@ -443,7 +443,7 @@ Deno.test("read: a flood of plain text and other characters keeps every row, in 
     // The whole history, newest page first (a read returns at most 4000 lines).
     const lines: string[] = [];
     for (let offset = 0;; offset += 4000) {
-      const page = await host.call<ReadResult>("surface.read", {
+      const page = await host.call("surface.read", {
         surface_id: id,
         fenced: false,
         lines: 4000,
@@ -457,7 +457,7 @@ Deno.test("read: a flood of plain text and other characters keeps every row, in 
     assert.deepEqual(numbers, Array.from({ length: 24000 }, (_, i) => i + 1));
     assert.ok(lines.includes("3 é─✓ 日本"), "the other characters as printed");
     assert.ok(lines.includes(`7 ${"0".repeat(300)}`), "a wrapped line whole");
-    const stats = await host.call<{ workers: { jump_rows: number }[] }>("system.stats");
+    const stats = await host.call("system.stats");
     const jumped = stats.workers.reduce((n, w) => n + w.jump_rows, 0);
     assert.ok(jumped > 5000, `rows laid out without xterm: ${jumped}`);
   });

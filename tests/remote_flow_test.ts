@@ -31,15 +31,13 @@ interface Pane {
 }
 
 async function names(host: TestHost): Promise<(string | null)[]> {
-  return (await host.call<{ surfaces: Pane[] }>("surface.list", {})).surfaces.map((s) => s.name);
+  return (await host.call("surface.list", {})).surfaces.map((s) => s.name);
 }
 
 async function screenOf(host: TestHost, name: string): Promise<string> {
-  const pane = (await host.call<{ surfaces: Pane[] }>("surface.list", {})).surfaces.find((s) =>
-    s.name === name
-  );
+  const pane = (await host.call("surface.list", {})).surfaces.find((s) => s.name === name);
   assert.ok(pane, `no pane "${name}"`);
-  return (await host.call<{ text: string }>("surface.read", {
+  return (await host.call("surface.read", {
     surface_id: pane.surface_id,
     lines: 100,
     fenced: false,
@@ -246,7 +244,7 @@ pane = { command = "cat", cwd = "/" }
           const c = await Client.tryConnect(path);
           if (!c) return null;
           try {
-            return (await c.call<{ pid: number }>("system.identify")).pid;
+            return (await c.call("system.identify")).pid;
           } finally {
             c.close();
           }

@@ -184,7 +184,7 @@ Deno.test({
       }).spawn();
       // Subscribed on the remote host (its event stream shows in system.clients), then the network drops.
       await waitUntil("the remote wait to subscribe", async () => {
-        const { clients } = await w.remote.call<{ clients: { stream: boolean }[] }>("system.clients");
+        const { clients } = await w.remote.call("system.clients");
         return clients.some((c) => c.stream);
       }, { timeoutMs: 30_000 });
       await w.sshd.dropConnections();
@@ -229,12 +229,12 @@ Deno.test({
 Deno.test("remote: a host started with PANEFLOW_HOST exported gives its panes none (they drive their own host)", async () => {
   const host = await startHost({ env: { PANEFLOW_HOST: "box" } });
   try {
-    const { surface_id } = await host.call<{ surface_id: number }>("workspace.create", {
+    const { surface_id } = await host.call("workspace.create", {
       command: "echo HOST=[${PANEFLOW_HOST-unset}]; exec sleep 600",
       cwd: host.dir,
     });
     await waitUntil("the pane to print its PANEFLOW_HOST", async () => {
-      const r = await host.call<{ text: string }>("surface.read", { surface_id, fenced: false });
+      const r = await host.call("surface.read", { surface_id, fenced: false });
       return r.text.includes("HOST=[unset]");
     });
   } finally {

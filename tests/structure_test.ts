@@ -64,7 +64,7 @@ Deno.test("structure: each layer rule fails on a planted import and holds withou
   }
   const allowed: [string, string][] = [
     ["verbs/serve.ts", "server/host.ts"],
-    ["verbs/flow_embedded.ts", "server/host.ts"],
+    ["verbs/_flow_embedded.ts", "server/host.ts"],
     ["server/host.ts", "paneio/service.ts"],
     ["paneio/pane_access.ts", "core/registry.ts"],
     ["core/pane/env.ts", "spec/config.ts"],

@@ -5,20 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { readPane, ROOT, type TestHost, waitUntil, withHost } from "./_harness.ts";
+import type { Result } from "../src/spec/results.ts";
 
-interface Pane {
-  surface_id: number;
-  name: string | null;
-  title: string;
-  cwd: string;
-  cmd: string;
-  argv: string[];
-  workspace: number;
-  pid: number;
-  exited: boolean;
-  exit_code: number | null;
-  output_generation: number;
-}
+/** A pane as `surface.list` (and `ls --json`) gives it. */
+type Pane = Result<"surface.list">["surfaces"][number];
 
 async function list(host: TestHost): Promise<Pane[]> {
   return (await host.json<{ surfaces: Pane[] }>(["ls", "--all"])).surfaces;
@@ -26,12 +16,12 @@ async function list(host: TestHost): Promise<Pane[]> {
 
 /** One pane as `surface.list` gives it (over the socket: this runs in polling loops). */
 async function pane(host: TestHost, id: number): Promise<Pane | undefined> {
-  return (await host.call<{ surfaces: Pane[] }>("surface.list")).surfaces.find((p) => p.surface_id === id);
+  return (await host.call("surface.list")).surfaces.find((p) => p.surface_id === id);
 }
 
 /** A pane's raw text over the socket, for polling. */
 async function text(host: TestHost, id: number): Promise<string> {
-  return (await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false })).text;
+  return (await host.call("surface.read", { surface_id: id, fenced: false })).text;
 }
 
 Deno.test("surfaces: ids start at 1 and are never reused after close", async () => {
@@ -254,7 +244,7 @@ Deno.test("surfaces: an exited pane stays listed and readable with its exit code
     await host.json(["split", "h", "--name", "ok", "-c", "echo fine"]);
     await host.json(["split", "h", "--name", "killed", "-c", "echo dying; kill -9 $$"]);
     await waitUntil("the panes to exit", async () => {
-      const l = (await host.call<{ surfaces: Pane[] }>("surface.list")).surfaces;
+      const l = (await host.call("surface.list")).surfaces;
       return l.every((x) => x.exited);
     });
     const p = await list(host);
@@ -266,7 +256,7 @@ Deno.test("surfaces: an exited pane stays listed and readable with its exit code
     assert.equal((p[2] as unknown as { exit_signal: number }).exit_signal, 9);
     assert.equal((await readPane(host, "killed")).trim(), "dying");
     assert.equal((await readPane(host, "done")).trim(), "last words");
-    const status = await host.call<Record<string, unknown>>("surface.status", { surface_id: 1 });
+    const status = await host.call("surface.status", { surface_id: 1 });
     assert.equal(status.surface_id, 1);
     assert.equal(status.state, "idle");
     assert.equal(typeof status.output_generation, "number");

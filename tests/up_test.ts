@@ -101,7 +101,7 @@ command = "exec sleep 600"
     assert.equal(r.panes[0].prompt, "pending");
     assert.equal(r.panes[0].cwd, Deno.realPathSync(host.dir));
 
-    const { workspaces } = await host.call<{ workspaces: Record<string, unknown>[] }>("workspace.list");
+    const { workspaces } = await host.call("workspace.list");
     assert.equal(workspaces.length, 1);
     assert.equal(workspaces[0].layout, "main_vertical");
     assert.equal(workspaces[0].focused_surface_id, r.panes[1].surface_id);
@@ -202,7 +202,7 @@ command = "exec sleep 600"
           `unknown agent "nobody"; known launchers: claude, codex, opencode, gemini (add others as agents.<name>.command in the config)`,
       },
     ]);
-    assert.equal((await host.call<{ workspaces: unknown[] }>("workspace.list")).workspaces.length, 0);
+    assert.equal((await host.call("workspace.list")).workspaces.length, 0);
 
     const first = await up(host, file);
     assert.equal(first.created.length, 3);
@@ -210,7 +210,7 @@ command = "exec sleep 600"
     const again = await host.cli(["up", file]);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /0 panes created, 3 reused \(still running; matched by name\)/);
-    const ls = await host.call<{ surfaces: unknown[] }>("surface.list");
+    const ls = await host.call("surface.list");
     assert.equal(ls.surfaces.length, 3);
 
     // A closed pane comes back; the others are reused.
@@ -220,7 +220,7 @@ command = "exec sleep 600"
     assert.equal(third.created.length, 1);
     assert.ok(!first.created.includes(third.created[0]));
     assert.deepEqual(third.panes.map((p) => p.reused), [true, true, false]);
-    assert.equal((await host.call<{ workspaces: unknown[] }>("workspace.list")).workspaces.length, 1);
+    assert.equal((await host.call("workspace.list")).workspaces.length, 1);
 
     // A pane of that name that no up of this workspace started is not taken over:
     // the spec is refused at the name's line, and nothing is created.
@@ -237,7 +237,7 @@ command = "exec sleep 600"
       clash.stderr,
       /other\.toml:3:\d+.*"mine" is already pane \d+ of workspace 1 .*which no earlier up of "other" started/,
     );
-    assert.equal((await host.call<{ surfaces: unknown[] }>("surface.list")).surfaces.length, 4);
+    assert.equal((await host.call("surface.list")).surfaces.length, 4);
   });
 });
 
@@ -570,7 +570,7 @@ Deno.test("surface.split with managed_worktree: the new pane runs in <repo>.work
     const repo = await makeRepo(dir);
     await withHost({}, async (host) => {
       const first = await host.json<{ surface_id: number }>(["new", "--cwd", repo, "-c", "exec sleep 300"]);
-      const pane = await host.call<{ surface_id: number; cwd: string; name: string }>("surface.split", {
+      const pane = await host.call("surface.split", {
         direction: "h",
         surface_id: first.surface_id,
         cwd: `${repo}/pkg`,
@@ -611,10 +611,10 @@ Deno.test("up: a pane with setup is listed with its own command, not paneflow's 
     );
     await up(host, file);
     await waitUntil("the job to run and exit", async () => {
-      const { surfaces } = await host.call<{ surfaces: { exited: boolean }[] }>("surface.list");
+      const { surfaces } = await host.call("surface.list");
       return surfaces[0]?.exited && (await screenHas(host, "job", "SHOWN-42"));
     });
-    const { surfaces } = await host.call<{ surfaces: { cmd: string }[] }>("surface.list");
+    const { surfaces } = await host.call("surface.list");
     assert.match(surfaces[0].cmd, / -c echo SHOWN-\$\(\(6\*7\)\)$/);
     const human = await host.cli(["ls", "--human"]);
     assert.doesNotMatch(human.stdout, /paneflow-setup-wrapper/);

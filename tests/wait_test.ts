@@ -10,7 +10,7 @@ import { readPane, ROOT, runCommand, type TestHost, waitUntil, withHost } from "
 import { type CliChild, hostConnections, spawnCli } from "./_stream.ts";
 
 async function newPane(host: TestHost, command: string, name: string, cwd = host.dir): Promise<number> {
-  const r = await host.call<{ surface_id: number }>("workspace.create", { command, cwd, pane_name: name });
+  const r = await host.call("workspace.create", { command, cwd, pane_name: name });
   return r.surface_id;
 }
 
@@ -36,7 +36,7 @@ async function startWaits(host: TestHost, argsList: string[][]): Promise<CliChil
       const failed = children.find((c) => c.done());
       if (failed) throw new Error(`wait exited early: ${failed.stderr()}`);
       // One connection each, subscribed: the host lists it as a `wait` event stream.
-      const { clients } = await host.call<{ clients: { verb: string | null; stream: boolean }[] }>(
+      const { clients } = await host.call(
         "system.clients",
       );
       return clients.filter((c) => c.verb === "wait" && c.stream).length === children.length;
@@ -63,7 +63,7 @@ async function reap(children: CliChild[]) {
 }
 
 async function hasExited(host: TestHost, id: number): Promise<boolean> {
-  const { surfaces } = await host.call<{ surfaces: { surface_id: number; exited: boolean }[] }>(
+  const { surfaces } = await host.call(
     "surface.list",
   );
   return surfaces.find((p) => p.surface_id === id)?.exited === true;
@@ -180,7 +180,7 @@ Deno.test("wait --any / --all over several panes; several without either is exit
     for (const n of [1, 2, 3]) ids.push(await newPane(host, "stty -echo; exec cat", `m${n}`, dir));
     const sel = `cwd:${dir}`;
     await waitUntil("the panes to run in the dir", async () => {
-      const { surfaces } = await host.call<{ surfaces: { cwd: string }[] }>("surface.list");
+      const { surfaces } = await host.call("surface.list");
       return surfaces.filter((p) => p.cwd === dir).length === 3;
     });
 
@@ -293,7 +293,7 @@ Deno.test("wait: a pane that exits or closes while waited on is exit 1 with the 
       // It says when its echo is off: a line typed before that would be echoed (a loaded machine).
       const stayer = await newPane(host, "stty -echo; echo ready; exec cat", "stayer", dir);
       await waitUntil("both panes in the dir", async () => {
-        const { surfaces } = await host.call<{ surfaces: { cwd: string }[] }>("surface.list");
+        const { surfaces } = await host.call("surface.list");
         return surfaces.filter((p) => p.cwd === dir).length === 2;
       });
       await waitUntil("the stayer's echo off", () => screenHas(host, String(stayer), "ready"));

@@ -17,12 +17,12 @@ import { subscribe } from "./_stream.ts";
 const BROWSER = { sanitizeOps: false, sanitizeResources: false };
 
 async function newPane(host: TestHost, command: string, name: string): Promise<number> {
-  const r = await host.call<{ surface_id: number }>("workspace.create", { command, pane_name: name });
+  const r = await host.call("workspace.create", { command, pane_name: name });
   return r.surface_id;
 }
 
 async function screenText(host: TestHost, id: number): Promise<string> {
-  const r = await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false });
+  const r = await host.call("surface.read", { surface_id: id, fenced: false });
   return r.text;
 }
 
@@ -192,7 +192,7 @@ Deno.test({
         `printf '\\033[31mRED-TEXT\\033[0m plain \\033[1;32mGREEN\\033[0m 漢字\\n'; exec sh`,
         "colors",
       );
-      const b = (await host.call<{ surface_id: number }>("surface.split", {
+      const b = (await host.call("surface.split", {
         direction: "h",
         surface_id: a,
         command: "echo right-pane; exec sh",
@@ -295,7 +295,7 @@ Deno.test({
   async fn() {
     await withHost({}, async (host) => {
       const shell = await newPane(host, "exec sh", "shell");
-      const paste = (await host.call<{ surface_id: number }>("surface.split", {
+      const paste = (await host.call("surface.split", {
         direction: "v",
         surface_id: shell,
         command: `printf '\\033[?2004h'; stty -echo; printf 'paste-ready\\n'; exec cat -v`,

@@ -19,7 +19,7 @@ Deno.test("workspaces: a stable id beside the index, accepted wherever an index 
 
     // Another client closes the first: indexes shift, ids do not.
     await host.json(["close", "--workspace", made[0].id]);
-    const { workspaces } = await host.call<{ workspaces: Ws[] }>("workspace.list");
+    const { workspaces } = await host.call("workspace.list");
     assert.deepEqual(workspaces.map((w) => [w.index, w.id]), [[0, made[1].id], [1, made[2].id]]);
 
     const ls = await host.json<{ surfaces: { surface_id: number }[] }>(["ls", "--workspace", made[2].id]);
@@ -36,7 +36,7 @@ Deno.test("workspaces: a stable id beside the index, accepted wherever an index 
     assert.equal(sel.active, true);
     const laid = await host.json<Ws & { layout: string }>(["layout", "even_v", "--workspace", made[2].id]);
     assert.equal(laid.id, made[2].id);
-    const panes = await host.call<{ surfaces: unknown[] }>("surface.list", { workspace: made[2].id });
+    const panes = await host.call("surface.list", { workspace: made[2].id });
     assert.equal(panes.surfaces.length, 1);
 
     const gone = await host.cli(["ls", "--workspace", made[0].id]);

@@ -20,10 +20,10 @@ function viewer({ paste = false, appCursor = false, file = "" } = {}): string {
 
 /** A pane's raw text over the socket (cheaper than a CLI run inside a polling loop). */
 async function paneText(host: TestHost, name: string): Promise<string> {
-  const { surfaces } = await host.call<{ surfaces: { surface_id: number; name: string }[] }>("surface.list");
+  const { surfaces } = await host.call("surface.list");
   const id = surfaces.find((s) => s.name === name)?.surface_id;
   if (id === undefined) throw new Error(`no pane named ${name}`);
-  return (await host.call<{ text: string }>("surface.read", { surface_id: id, fenced: false })).text;
+  return (await host.call("surface.read", { surface_id: id, fenced: false })).text;
 }
 
 /** What the viewer pane has shown since READY. */
@@ -56,7 +56,7 @@ async function expectReceived(host: TestHost, target: string, want: string) {
 
 /** The pane's output generation as its terminal has it (surface.read waits for pending output). */
 async function generation(host: TestHost, id: number): Promise<number> {
-  return (await host.call<{ output_generation: number }>("surface.read", { surface_id: id, lines: 1 }))
+  return (await host.call("surface.read", { surface_id: id, lines: 1 }))
     .output_generation;
 }
 
@@ -100,7 +100,7 @@ Deno.test("write gate: without PANEFLOW_IPC_SCRIPTING send and key are refused w
     const bad = await host.rpc("surface.send_text", { surface_id: 1, bogus: true });
     assert.equal((bad.error as { code: number }).code, -32601);
 
-    const caps = await host.call<{ scripting: boolean; methods: string[] }>("system.capabilities");
+    const caps = await host.call("system.capabilities");
     assert.equal(caps.scripting, false);
     assert.ok(!caps.methods.includes("surface.send_text"));
     assert.ok(!caps.methods.includes("surface.send_keystroke"));
@@ -129,7 +129,7 @@ Deno.test("write gate: ai_unrestricted opens send but not key", async () => {
     const res = await host.rpc("surface.send_keystroke", { surface_id: 1, keystroke: "tab" });
     assert.equal((res.error as { code: number }).code, -32601);
 
-    const caps = await host.call<{ scripting: boolean; methods: string[] }>("system.capabilities");
+    const caps = await host.call("system.capabilities");
     assert.equal(caps.scripting, true);
     assert.ok(caps.methods.includes("surface.send_text"));
     assert.ok(!caps.methods.includes("surface.send_keystroke"));
@@ -306,7 +306,7 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
     });
 
     await t.step("key refuses enter, ctrl-m, ctrl-j and unknown names, and writes nothing", async () => {
-      const id = (await host.call<{ surfaces: { surface_id: number; name: string }[] }>("surface.list"))
+      const id = (await host.call("surface.list"))
         .surfaces.find((s) => s.name === "keys")!.surface_id;
       const before = await received(host, "keys");
       for (const name of ["enter", "return", "ctrl-m", "ctrl-j", "C-m", "alt-enter", "ENTER"]) {
@@ -373,7 +373,7 @@ Deno.test("send, paste, submit, keys and broadcast deliver exactly the right byt
         "exit 0; exec cat -vT /dev/stdin",
       ]);
       await waitUntil("b3 to exit", async () => {
-        const { surfaces } = await host.call<{ surfaces: { surface_id: number; exited: boolean }[] }>(
+        const { surfaces } = await host.call(
           "surface.list",
         );
         return surfaces.find((x) => x.surface_id === gone.surface_id)?.exited;

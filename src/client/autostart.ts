@@ -27,7 +27,7 @@ async function answeringPid(path: string): Promise<number | null> {
   if (!c) return null;
   const cancel = later(IDENTIFY_MS, () => c.close());
   try {
-    return (await c.call<{ pid: number }>("system.identify")).pid;
+    return (await c.call("system.identify")).pid;
   } catch {
     return null;
   } finally {

@@ -12,6 +12,8 @@ import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { ExitCode, MAX_LINE_BYTES, PROTOCOL_VERSION } from "../spec/codes.ts";
 import { socketPath } from "../paths.ts";
 import type { Duplex } from "../wire/duplex.ts";
+// Types only: erased at run time, so the CLI still loads no zod.
+import type { Result, ResultMethod } from "../spec/results.ts";
 import { encodeLine, ndjson } from "../wire/framing.ts";
 import { connectUnix } from "./unix.ts";
 import { deadline, later, sleep } from "./timer.ts";
@@ -153,7 +155,7 @@ export class Client {
    */
   static async #checked(client: Client): Promise<Client> {
     try {
-      const id = await client.call<{ protocol?: number; version?: string }>("system.identify");
+      const id = await client.call("system.identify");
       if (id.protocol !== PROTOCOL_VERSION) {
         throw new CliFailure(
           `The ${client.path} speaks protocol ${id.protocol ?? "?"} (paneflow ${id.version ?? "?"}); ` +
@@ -348,12 +350,24 @@ export class Client {
     return await reply;
   }
 
-  /** Calls a method and returns its result; throws {@link RpcError}, or CliFailure past the deadline. */
-  async call<T = Record<string, unknown>>(
-    method: string,
+  /**
+   * Calls a method and returns its result, typed by the method's result
+   * schema (src/spec/results.ts); throws {@link RpcError}, or CliFailure past
+   * the deadline.
+   */
+  async call<M extends ResultMethod>(
+    method: M,
     params: unknown = {},
     opts: CallOptions = {},
-  ): Promise<T> {
+  ): Promise<Result<M>> {
+    return await this.callAny(method, params, opts) as Result<M>;
+  }
+
+  /**
+   * {@link call} for a method named only at run time (`paneflow api`, a
+   * proxy): the result is not typed.
+   */
+  async callAny(method: string, params: unknown = {}, opts: CallOptions = {}): Promise<unknown> {
     const res = await this.request(method, params, opts);
     if (res.error) throw toRpcError(res.error as WireError);
     const result = res.result as Record<string, unknown> | undefined;
@@ -361,7 +375,7 @@ export class Client {
       // Legacy `{"error": ...}` result shape: treat as a failure (seed 000).
       throw new CliFailure(String(result.error), ExitCode.Failure);
     }
-    return result as T;
+    return result;
   }
 
   /**

@@ -23,18 +23,11 @@
  */
 import { CliFailure, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
+import type { Result } from "../spec/results.ts";
 import type { Client } from "./client.ts";
 
-/** The pane fields selectors look at (a `surface.list` item). */
-export interface PaneInfo {
-  surface_id: number;
-  name: string | null;
-  cmd: string;
-  cwd: string;
-  workspace: number;
-  title?: string;
-  [k: string]: unknown;
-}
+/** A pane as `surface.list` describes it. */
+export type PaneInfo = Result<"surface.list">["surfaces"][number];
 
 function normalizeDir(path: string): string {
   let p = path;
@@ -85,7 +78,7 @@ export function pickOne(selector: string, panes: PaneInfo[]): PaneInfo {
 
 /** Lists every pane of the host. */
 export async function listPanes(client: Client): Promise<PaneInfo[]> {
-  const { surfaces } = await client.call<{ surfaces: PaneInfo[] }>("surface.list");
+  const { surfaces } = await client.call("surface.list");
   return surfaces;
 }
 

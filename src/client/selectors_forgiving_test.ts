@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import type { PaneInfo } from "./selectors.ts";
 import { describePane, paneUri, resolveTarget, TargetError } from "./selectors.ts";
+import { paneInfo } from "./_pane_fixture.ts";
 
 function pane(surface_id: number, name: string | null, extra: Partial<PaneInfo> = {}): PaneInfo {
-  return { surface_id, name, cmd: "sh", cwd: "/tmp", workspace: 0, ...extra };
+  return paneInfo({ surface_id, name, cmd: "sh", cwd: "/tmp", workspace: 0, ...extra });
 }
 
 const PANES = [

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { CliFailure, UsageError } from "../errors.ts";
 import { matchPanes, type PaneInfo, pickOne } from "./selectors.ts";
+import { paneInfo } from "./_pane_fixture.ts";
 
 function pane(surface_id: number, name: string | null, cmd: string, cwd: string): PaneInfo {
-  return { surface_id, name, cmd, cwd, workspace: surface_id > 3 ? 1 : 0 };
+  return paneInfo({ surface_id, name, cmd, cwd, workspace: surface_id > 3 ? 1 : 0 });
 }
 
 function ids(panes: PaneInfo[]): number[] {

@@ -11,6 +11,7 @@
 import { Client } from "../client/client.ts";
 import { CliFailure, describeError } from "../errors.ts";
 import type { FlowPlan } from "../spec/flow.ts";
+import type { Result, ResultMethod } from "../spec/results.ts";
 import type { Locator } from "../toml_locate.ts";
 import type { LocatedIssue } from "../spec/workspace.ts";
 import { locateIssues } from "../up/check.ts";
@@ -117,21 +118,21 @@ export class HostLink {
     return link;
   }
 
-  #on<T>(lane: Lane, method: string, params: unknown): Promise<T> {
+  #on<M extends ResultMethod>(lane: Lane, method: M, params: unknown): Promise<Result<M>> {
     lane.busy++;
-    const p = lane.tail.then(() => lane.c.call<T>(method, params));
+    const p = lane.tail.then(() => lane.c.call(method, params));
     lane.tail = p.then(() => lane.busy--, () => lane.busy--);
     return p;
   }
 
   /** A call on the least busy lane (one request at a time per connection). */
-  call<T>(method: string, params: unknown): Promise<T> {
-    return this.#on<T>(this.#lanes.slice(1).reduce((a, b) => (b.busy < a.busy ? b : a)), method, params);
+  call<M extends ResultMethod>(method: M, params: unknown): Promise<Result<M>> {
+    return this.#on(this.#lanes.slice(1).reduce((a, b) => (b.busy < a.busy ? b : a)), method, params);
   }
 
   /** A call on the spawn lane: spawns on one host go one at a time. */
-  spawnCall<T>(method: string, params: unknown): Promise<T> {
-    return this.#on<T>(this.#lanes[0], method, params);
+  spawnCall<M extends ResultMethod>(method: M, params: unknown): Promise<Result<M>> {
+    return this.#on(this.#lanes[0], method, params);
   }
 
   close() {
@@ -212,7 +213,7 @@ export async function probeHosts(
     try {
       client = await Client.connect(h);
       if (opts.gate?.includes(h)) {
-        const caps = await client.call<{ scripting: boolean }>("system.capabilities", {});
+        const caps = await client.call("system.capabilities", {});
         opts.scripting?.set(h, caps.scripting);
       }
     } catch (e) {
@@ -253,7 +254,7 @@ export async function connectHosts(
       for (const h of gate) {
         scripting.set(
           h,
-          (await hosts.link(h).call<{ scripting: boolean }>("system.capabilities", {})).scripting,
+          (await hosts.link(h).call("system.capabilities", {})).scripting,
         );
       }
     }

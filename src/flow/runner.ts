@@ -179,7 +179,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       if (s.submit && s.pane.prompt !== undefined) {
         await waitForInput(link, surfaceId);
         const text = substitute(s.pane.prompt, values);
-        const res = await link.call<{ status?: string; evidence?: string }>("surface.send_text", {
+        const res = await link.call("surface.send_text", {
           surface_id: surfaceId,
           text,
           submit: true,
@@ -199,14 +199,14 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       r.host = link.host;
       if (s.ready) {
         // The barrier looks only at what the pane prints after the send.
-        const snap = await link.call<{ output_generation: number; total_lines: number }>("surface.read", {
+        const snap = await link.call("surface.read", {
           surface_id: surfaceId,
           lines: 1,
           fenced: false,
         });
         after = { generation: snap.output_generation, lines: snap.total_lines };
       }
-      const res = await link.call<{ status?: string; evidence?: string }>("surface.send_text", {
+      const res = await link.call("surface.send_text", {
         surface_id: surfaceId,
         text: substitute(send.text, values),
         submit: send.submit,
@@ -238,7 +238,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   /** A `message` step: put it on the host's queue and wait for its result (docs/paneio.md). */
   const runMessage = async (s: StepInstance, r: StepReport) => {
     const m = s.message!;
-    const info = await opts.hosts.link(s.host).call<{ root: string | null }>("queue.info", {});
+    const info = await opts.hosts.link(s.host).call("queue.info", {});
     if (!info.root) {
       throw new StepFailure(
         "the host has no message queue: start it with serve --queue <dir> or set queue.root",
@@ -286,7 +286,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
   const spawnNow = async (link: HostLink, s: StepInstance): Promise<number> => {
     const pane = structuredClone(s.pane!);
     if (s.submit) delete pane.prompt;
-    const existing = await link.spawnCall<{ surfaces: PaneInfo[] }>("surface.list", {});
+    const existing = await link.spawnCall("surface.list", {});
     if (pane.name === undefined) pane.name = freeName(s.key, existing.surfaces);
     // A flow step needs its own, fresh pane: `up` would hand back (or refuse) a live one of the
     // same name. An exited one an earlier run of this flow left, `up` replaces.
@@ -298,7 +298,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
         } (pane ${taken.surface_id}); close it or rename the step's pane`,
       );
     }
-    const res = await link.spawnCall<{ panes: { surface_id: number }[] }>("workspace.up", {
+    const res = await link.spawnCall("workspace.up", {
       name: plan.name,
       layout: plan.layout,
       panes: [pane],
@@ -326,7 +326,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
     const { feed } = link;
     const deadline = Date.now() + AGENT_READY_TIMEOUT_MS;
     while (Date.now() < deadline && !stepAbort.signal.aborted) {
-      const st = await link.call<{ tool: string | null; state: string; idle_ms: number }>("surface.status", {
+      const st = await link.call("surface.status", {
         surface_id: id,
       });
       if (feed.exitCode(id) !== undefined) {
@@ -360,7 +360,7 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
       if (stepAbort.signal.aborted) throw new StepFailure(opts.signal.aborted ? "interrupted" : "cancelled");
       let lines: string[];
       if (since === null) {
-        const read = await link.call<{ text: string }>("surface.read", {
+        const read = await link.call("surface.read", {
           surface_id: id,
           lines: SCAN_LINES,
           fenced: false,
@@ -368,15 +368,19 @@ export async function runFlow(plan: FlowPlan, opts: RunOptions): Promise<FlowRep
         });
         lines = read.text.split("\n");
       } else {
-        const read = await link.call<{
-          changed: { line: number; text: string }[];
-          output_generation: number;
-          reset: boolean;
-        }>("surface.read", { surface_id: id, lines: SCAN_LINES, fenced: false, since });
+        const read = await link.call("surface.read", {
+          surface_id: id,
+          lines: SCAN_LINES,
+          fenced: false,
+          since,
+        });
         since = read.output_generation;
         // A reset (the host no longer knew our generation) sends the whole tail:
         // keep only rows past those the pane held at the send.
-        for (const c of read.changed) if (!read.reset || c.line > after!.lines) seen.set(c.line, c.text);
+        // Asked unfenced: the changed rows carry their text.
+        for (const c of (read.fenced ? undefined : read.changed) ?? []) {
+          if (!read.reset || c.line > after!.lines) seen.set(c.line, c.text);
+        }
         const order = [...seen.keys()].sort((a, b) => a - b);
         for (const k of order.splice(0, Math.max(0, order.length - SCAN_LINES))) seen.delete(k);
         lines = order.map((k) => seen.get(k)!);

@@ -18,6 +18,7 @@ import { z } from "zod";
 import { Client, clientAddress } from "../client/client.ts";
 import type { PaneInfo } from "../client/selectors.ts";
 import { CliFailure, RpcError } from "../errors.ts";
+import type { Result, ResultMethod } from "../spec/results.ts";
 
 import { defang, fence } from "../agents/fence.ts";
 import { VERSION } from "../spec/codes.ts";
@@ -53,30 +54,25 @@ interface ListedPane {
   surface_id: number;
   name: string | null;
   title: string;
-  cwd: string;
+  cwd: string | null;
   cmd: string;
   workspace: number;
-  focused?: boolean;
-  exited?: boolean;
-  exit_code?: number | null;
+  focused: boolean;
+  exited: boolean;
+  exit_code: number | null;
   resource: string;
 }
 
-interface ReadResult {
-  text: string;
-  fenced?: boolean;
-  lines: number;
-  total_lines: number;
-  eof: boolean;
-  output_generation: number;
-}
-
-interface SearchResult {
-  matches: { line: number; text: string }[];
-}
+type ReadResult = Result<"surface.read">;
+/** The host's unfenced search reply: the bridge fences what it shows itself. */
+type SearchResult = Extract<Result<"surface.search">, { fenced: false }>;
 
 /** One request on a fresh connection: the bridge outlives host restarts. */
-async function hostCall<T>(socket: string, method: string, params: unknown = {}): Promise<T> {
+async function hostCall<M extends ResultMethod>(
+  socket: string,
+  method: M,
+  params: unknown = {},
+): Promise<Result<M>> {
   const client = await Client.tryConnect(socket);
   if (!client) {
     throw new CliFailure(
@@ -85,7 +81,7 @@ async function hostCall<T>(socket: string, method: string, params: unknown = {})
     );
   }
   try {
-    return await client.call<T>(method, params);
+    return await client.call(method, params);
   } finally {
     client.close();
   }
@@ -118,13 +114,13 @@ export function formatPaneList(panes: PaneInfo[]): string {
   const listed: ListedPane[] = panes.map((p) => ({
     surface_id: p.surface_id,
     name: p.name,
-    title: p.title ?? "",
+    title: p.title,
     cwd: p.cwd,
     cmd: p.cmd,
     workspace: p.workspace,
-    focused: p.focused as boolean | undefined,
-    exited: p.exited as boolean | undefined,
-    exit_code: p.exit_code as number | null | undefined,
+    focused: p.focused,
+    exited: p.exited,
+    exit_code: p.exit_code,
     resource: paneUri(p),
   }));
   return [
@@ -187,7 +183,7 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
     { instructions: INSTRUCTIONS, capabilities: { resources: { listChanged: true } } },
   );
 
-  const panes = async () => (await hostCall<{ surfaces: PaneInfo[] }>(socket, "surface.list")).surfaces;
+  const panes = async () => (await hostCall(socket, "surface.list")).surfaces;
   const resolve = async (target: string | number) => resolveTarget(target, await panes());
   const run = (what: string, fn: () => Promise<string>) => async (): Promise<CallToolResult> => {
     try {
@@ -240,7 +236,7 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
         offset: args.offset ?? 0,
         fenced: true,
       };
-      const r = await hostCall<ReadResult>(socket, "surface.read", params);
+      const r = await hostCall(socket, "surface.read", params);
       return formatRead(pane.surface_id, r, params.offset);
     })());
 
@@ -267,12 +263,13 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
         const pane = await resolve(args.target);
         const max = clamp(args.max_matches, SEARCH_MATCHES.default, SEARCH_MATCHES.max);
         // Unfenced from the host, to count and cut the matches; formatSearch fences all it shows.
-        const r = await hostCall<SearchResult>(socket, "surface.search", {
+        const r = await hostCall(socket, "surface.search", {
           surface_id: pane.surface_id,
           pattern: args.pattern,
           max_matches: Math.min(max + 1, SEARCH_MATCHES.max),
           fenced: false,
         });
+        if (r.fenced) throw new Error("The host fenced a search asked unfenced");
         return formatSearch(pane.surface_id, args.pattern, r, max);
       })(),
   );
@@ -313,7 +310,7 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
       let text: string;
       try {
         const pane = await resolve(target);
-        const r = await hostCall<ReadResult>(socket, "surface.read", {
+        const r = await hostCall(socket, "surface.read", {
           surface_id: pane.surface_id,
           lines: READ_LINES.default,
           fenced: true,

@@ -16,7 +16,7 @@ export async function queueRoot(flag: string | undefined): Promise<string> {
   const c = await Client.tryConnect(socketPath());
   if (c) {
     try {
-      const r = await c.call<{ root: string | null }>("queue.info");
+      const r = await c.call("queue.info");
       if (r.root) return r.root;
     } finally {
       c.close();

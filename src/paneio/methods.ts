@@ -5,6 +5,7 @@
  * @module
  */
 import type { z } from "zod";
+import type { Result } from "../spec/results.ts";
 import { ask, waitReady } from "./ask.ts";
 import type { paneioMethods } from "../spec/paneio.ts";
 import type { PaneIO } from "./service.ts";
@@ -19,7 +20,7 @@ interface Parts {
 
 /** The handler table merged into the host's. */
 export const paneioHandlers = {
-  "surface.ask": async (ctx: Parts, p: P<"surface.ask">) => {
+  "surface.ask": async (ctx: Parts, p: P<"surface.ask">): Promise<Result<"surface.ask">> => {
     const io = ctx.paneio;
     const s = io.host.surface(p.surface_id);
     const fenced = p.fenced ?? ctx.config.ai_injection_fence;
@@ -32,7 +33,7 @@ export const paneioHandlers = {
     });
     return { surface_id: s.id, ...r, fenced };
   },
-  "surface.is_ready": async (ctx: Parts, p: P<"surface.is_ready">) => {
+  "surface.is_ready": async (ctx: Parts, p: P<"surface.is_ready">): Promise<Result<"surface.is_ready">> => {
     const io = ctx.paneio;
     const s = io.host.surface(p.surface_id);
     const started = Date.now();
@@ -45,13 +46,13 @@ export const paneioHandlers = {
       elapsed_ms: Date.now() - started,
     };
   },
-  "surface.clear": async (ctx: Parts, p: P<"surface.clear">) => {
+  "surface.clear": async (ctx: Parts, p: P<"surface.clear">): Promise<Result<"surface.clear">> => {
     const io = ctx.paneio;
     const s = io.host.surface(p.surface_id);
     await io.host.clear(s);
     return { surface_id: s.id, cleared: true };
   },
-  "queue.info": (ctx: Parts) => {
+  "queue.info": (ctx: Parts): Result<"queue.info"> => {
     const q = ctx.paneio.queue;
     return q
       ? { root: q.root, delivering: true, counts: q.counts() }

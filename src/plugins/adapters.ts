@@ -12,6 +12,7 @@
  */
 import { RpcError } from "../errors.ts";
 import { Action as ActionSchema, PwError, PwMessage } from "../spec/ptywright.ts";
+import type { Result } from "../spec/results.ts";
 import type { PanePool } from "../core/pane/pool.ts";
 import type { Sessions, SessionState } from "../session/mod.ts";
 import { internal, invalidParams, PluginFailure } from "./errors.ts";
@@ -149,7 +150,7 @@ export class Adapters {
   }
 
   /** adapter.live. */
-  live(): Record<string, unknown>[] {
+  live(): Result<"adapter.live">["adapters"] {
     return [...this.#byId.values()]
       .sort((a, b) => Number(a.id.slice(1)) - Number(b.id.slice(1)))
       .map((a) => ({
@@ -162,7 +163,7 @@ export class Adapters {
   }
 
   /** adapter.start: spawns the program in a new session and classifies its first screen. */
-  async start(o: StartOptions): Promise<Record<string, unknown>> {
+  async start(o: StartOptions): Promise<Result<"adapter.start">> {
     const entry = this.plugins.get(o.plugin);
     const target = entry.manifest.default_target;
     const program = o.program ?? target?.program;
@@ -391,7 +392,7 @@ export class Adapters {
   }
 
   /** adapter.cancel_wait: idempotent. */
-  cancelWait(waitId: string): Record<string, unknown> {
+  cancelWait(waitId: string): Result<"adapter.cancel_wait"> {
     const w = this.#waits.get(waitId);
     if (!w) return { cancelled: false };
     this.#waits.delete(waitId);
@@ -425,7 +426,12 @@ export class Adapters {
    * matchers cannot call into plugins): the same loop as adapter waits, on
    * the main thread, with ptywright's result.
    */
-  async waitSession(id: string, raw: unknown, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+  async waitSession(
+    id: string,
+    raw: unknown,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<Result<"session.wait">> {
     let matcher: Matcher;
     try {
       matcher = parseMatcher(raw);

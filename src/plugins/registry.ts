@@ -7,6 +7,7 @@
  * @module
  */
 import { RpcError } from "../errors.ts";
+import type { Result } from "../spec/results.ts";
 import { CLAUDE_CODE_MANIFEST, ClaudeCodePlugin } from "./claude_code.ts";
 import { internal, invalidParams, PluginFailure } from "./errors.ts";
 import { loadManifest, type Manifest, PERMISSIONS } from "./manifest.ts";
@@ -136,12 +137,12 @@ export class PluginRegistry {
   }
 
   /** plugin.describe: the plugin's own describe(), else its exports sorted into intents and matchers. */
-  async describe(name: string): Promise<Record<string, unknown>> {
+  async describe(name: string): Promise<Result<"plugin.describe">> {
     const entry = this.get(name);
     const rt = await this.instance(name);
-    let intents: unknown = [];
-    let waitMatchers: unknown = [];
-    let states: unknown = [];
+    let intents: unknown[] = [];
+    let waitMatchers: unknown[] = [];
+    let states: unknown[] = [];
     if (rt.exports.includes("describe")) {
       let d: unknown;
       try {
@@ -193,7 +194,7 @@ export class PluginRegistry {
   }
 
   /** plugin.capabilities. */
-  capabilities(): Record<string, unknown> {
+  capabilities(): Result<"plugin.capabilities"> {
     return {
       permissions: [...PERMISSIONS],
       embedded_lua: true,

@@ -5,10 +5,11 @@
  *
  * @module
  */
+import type { Result } from "../spec/results.ts";
 import type { HostContext } from "./context.ts";
 
 /** The host's RSS and open fds, from /proc (null where there is none). */
-function procFigures(): { rss: number | null; fds: number | null } {
+function procFigures(): { rss: number; fds: number | null } {
   let fds: number | null = null;
   try {
     fds = [...Deno.readDirSync("/proc/self/fd")].length;
@@ -17,7 +18,7 @@ function procFigures(): { rss: number | null; fds: number | null } {
 }
 
 /** The result of `system.stats`. */
-export async function hostStats(ctx: HostContext): Promise<Record<string, unknown>> {
+export async function hostStats(ctx: HostContext): Promise<Result<"system.stats">> {
   const { rss, fds } = procFigures();
   const { heapUsed, heapTotal } = Deno.memoryUsage();
   return {

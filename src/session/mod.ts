@@ -334,7 +334,7 @@ export class Sessions {
   }
 
   /** The parsed screen as the worker encoded it, unredacted (to go on the wire as is). */
-  async snapshotRaw(id: string): Promise<RawJson> {
+  async snapshotRaw(id: string): Promise<RawJson<ScreenSnapshot>> {
     const s = this.get(id);
     return new RawJson(await this.#ask(id, { kind: "snapshot" }), (b) => this._pool.recycle(s.surface.id, b));
   }
@@ -375,7 +375,12 @@ export class Sessions {
   }
 
   /** {@link wait}, with the result as the worker encoded it (to go on the wire as is). */
-  async waitRaw(id: string, matcher: Matcher, timeoutMs: number, signal?: AbortSignal): Promise<RawJson> {
+  async waitRaw(
+    id: string,
+    matcher: Matcher,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RawJson<WaitResult>> {
     const s = this.get(id);
     const wid = ++this.#wid;
     // Someone is timing this answer: its pane's worker keeps headroom while it is pending (PanePool.watch).

@@ -216,6 +216,65 @@ export const pwParams = {
 export type PwMethod = keyof typeof pwParams;
 export type PwParams<M extends PwMethod> = z.infer<(typeof pwParams)[M]>;
 
+const AdapterId = z.string().max(64);
+const PluginName = z.string().max(256);
+const AdapterStart = z.object({
+  plugin: PluginName,
+  program: z.string().min(1).max(4096).optional(),
+  args: z.array(z.string().max(65536)).max(4096).optional(),
+  cwd: z.string().max(4096).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  rows: size(Math.max(PwLimits.maxRows, PwLimits.maxCols)).optional(),
+  cols: size(Math.max(PwLimits.maxRows, PwLimits.maxCols)).optional(),
+  pixel_width: u16.optional(),
+  pixel_height: u16.optional(),
+});
+const AdapterRead = z.object({
+  adapter: AdapterId,
+  redact: z.boolean().optional(),
+  redaction: Redaction.optional(),
+});
+const WaitBlock = z.object({
+  intent: z.string().max(256).optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
+  timeout_ms: z.number().int().min(0).max(PwLimits.waitTimeoutMaxMs).optional(),
+  wait_id: z.string().max(256).optional(),
+});
+
+/** Params of the `adapter.*` and `plugin.*` methods (src/server/methods/plugins.ts). */
+export const pluginParams = {
+  "adapter.list": z.object({}),
+  "adapter.live": z.object({}),
+  "adapter.start": AdapterStart,
+  "adapter.resume": AdapterStart.extend({ prior_adapter: AdapterId.optional() }),
+  "adapter.state": z.object({ adapter: AdapterId }),
+  "adapter.send": z.object({
+    adapter: AdapterId,
+    intent: z.string().max(256),
+    params: z.unknown().optional(),
+  }),
+  "adapter.wait": WaitBlock.extend({ adapter: AdapterId }),
+  "adapter.cancel_wait": z.object({ wait_id: z.string().max(256) }),
+  "adapter.turn": z.object({
+    adapter: AdapterId,
+    send: z.object({ intent: z.string().max(256), params: z.unknown().optional() }),
+    wait: WaitBlock.optional(),
+  }),
+  "adapter.snapshot": AdapterRead,
+  "adapter.transcript": AdapterRead,
+  "adapter.inspect": AdapterRead,
+  "adapter.close": z.object({ adapter: AdapterId }),
+  "plugin.capabilities": z.object({}),
+  "plugin.validate_manifest": z.object({ manifest: z.unknown() }),
+  "plugin.describe": z.object({ plugin: PluginName }),
+  "plugin.load": z.object({ manifest_path: z.string().min(1).max(4096) }),
+  "plugin.unload": z.object({ plugin: PluginName }),
+} as const;
+
+/** A method of the `adapter.*` / `plugin.*` families. */
+export type PluginMethod = keyof typeof pluginParams;
+export type PluginParams<M extends PluginMethod> = z.infer<(typeof pluginParams)[M]>;
+
 /**
  * A zod failure in the words serde would use (``missing field `session` ``,
  * ``invalid type for `rows`: …``), with the path of the field.

@@ -1,6 +1,7 @@
 /**
  * What the host answers, per method family: the result schema of every
- * method (paneflow's families and ptywright's `server.*` / `session.*`).
+ * method (paneflow's families and ptywright's `server.*`, `session.*`,
+ * `adapter.*`, `plugin.*`).
  * Params are in ./protocol.ts and ./ptywright.ts, events in ./events.ts,
  * the error tables in ./errors.ts. `deno task docs` renders all of them into
  * docs/protocol.md; tests/protocol_results_test.ts checks real replies
@@ -15,8 +16,8 @@
  * @module
  */
 import { z } from "zod";
-import type { Method } from "./protocol.ts";
-import type { PwMethod } from "./ptywright.ts";
+import type { LayoutTree, Method } from "./protocol.ts";
+import type { PluginMethod, PwMethod } from "./ptywright.ts";
 
 const Int = z.number().int();
 const Id = Int.min(1).describe("Pane id (surface_id)");
@@ -41,11 +42,12 @@ export const PaneDescription = z.object({
   exit_signal: Nullable(Int),
   session: z.string().optional().describe("The ptywright session id, for a pane made by session.create"),
   adapter: z.string().optional().describe("The adapter driving the pane (adapter.start)"),
-  adapter_state: z.unknown().optional(),
+  adapter_plugin: z.string().optional().describe("The adapter's plugin"),
+  adapter_state: Nullable(z.string()).optional().describe("The adapter's last classified state"),
 });
 
 /** A split tree, as `layout_tree` gives it. */
-const LayoutTreeOut: z.ZodType = z.lazy(() =>
+const LayoutTreeOut: z.ZodType<LayoutTree> = z.lazy(() =>
   z.union([
     z.object({ surface_id: Id }),
     z.object({
@@ -63,7 +65,7 @@ export const WorkspaceDescription = z.object({
   title: z.string(),
   active: z.boolean(),
   layout: z.string().describe('A preset name, or "custom"'),
-  layout_tree: LayoutTreeOut,
+  layout_tree: Nullable(LayoutTreeOut).describe("null while the workspace's first pane starts"),
   surface_ids: z.array(Id),
   focused_surface_id: Nullable(Id),
   cols: Int,
@@ -184,11 +186,12 @@ const workspace = {
       name: Nullable(z.string()),
       agent: Nullable(z.string()),
       command: Nullable(z.string()),
-      cwd: Nullable(z.string()),
+      cwd: z.string(),
       worktree: Nullable(z.string()),
       port: Nullable(Int),
       reused: z.boolean(),
-      prompt: Nullable(z.enum(["pending", "skipped"])),
+      prompt: Nullable(z.enum(["pending", "skipped"]))
+        .describe('"pending" until typed; "skipped" for a reused pane; null without a prompt'),
     })),
     surface_ids: z.array(Id),
     created: z.array(Id),
@@ -196,6 +199,14 @@ const workspace = {
   }),
   "workspace.restore_layout": WorkspaceDescription,
 };
+
+/** What every `surface.screen` reply carries. */
+const ScreenHead = z.object({
+  surface_id: Id,
+  title: z.string(),
+  exited: z.boolean(),
+  exit_code: Nullable(Int),
+});
 
 const surface = {
   "surface.list": z.object({ surfaces: z.array(PaneDescription) }),
@@ -216,21 +227,23 @@ const surface = {
       changed: z.array(Changed).optional().describe("With since: the rows added or changed"),
     }),
   ]),
-  "surface.screen": z.object({
-    surface_id: Id,
-    title: z.string(),
-    exited: z.boolean(),
-    exit_code: Nullable(Int),
-    unchanged: z.boolean().describe("The caller's since is current: the screen fields are left out"),
-    ansi: z.string().optional(),
-    cols: Int.optional(),
-    rows: Int.optional(),
-    cursor: z.object({ x: Int, y: Int }).optional(),
-    cursor_visible: z.boolean().optional(),
-    alternate_screen: z.boolean().optional(),
-    scrollback: Int.optional(),
-    generation: Int,
-  }),
+  "surface.screen": z.discriminatedUnion("unchanged", [
+    ScreenHead.extend({
+      unchanged: z.literal(true).describe("The caller's since is current: the screen fields are left out"),
+      generation: Int,
+    }),
+    ScreenHead.extend({
+      unchanged: z.literal(false),
+      ansi: z.string(),
+      cols: Int,
+      rows: Int,
+      cursor: z.object({ x: Int, y: Int }),
+      cursor_visible: z.boolean(),
+      alternate_screen: z.boolean(),
+      scrollback: Int,
+      generation: Int,
+    }),
+  ]),
   // Fenced, the matching lines are only inside the fence, as `line N: text`.
   "surface.search": z.union([
     z.object({
@@ -249,7 +262,12 @@ const surface = {
     status: AgentStatus,
     process: Nullable(z.object({ pid: Int, argv: z.array(z.string()), family: Nullable(z.string()) })),
     last_hook: Nullable(
-      z.object({ method: z.string(), event: z.unknown(), age_ms: Int, params: z.unknown() }),
+      z.object({
+        method: z.string(),
+        event: Nullable(z.string()),
+        age_ms: Int,
+        params: z.record(z.string(), z.unknown()).describe("The frame as the hook sent it, token left out"),
+      }),
     ),
     hook_state: Nullable(z.string()),
     screen: Nullable(z.object({
@@ -386,6 +404,140 @@ const session = {
   }),
 };
 
+/** A plugin manifest in its wire form (src/plugins/manifest.ts validates it). */
+export const PluginManifest = z.object({
+  name: z.string(),
+  kind: z.enum(["adapter", "macro", "matcher"]),
+  version: z.string(),
+  runtime: Nullable(z.enum(["lua", "wasm"])),
+  entrypoint: Nullable(z.string()),
+  permissions: z.array(z.string()),
+  default_target: z.object({
+    program: z.string(),
+    args: z.array(z.string()).optional(),
+    rows: Int.optional(),
+    cols: Int.optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    required_env: z.record(z.string(), z.string()).optional(),
+  }).optional(),
+});
+
+/** An adapter's classified state (ptywright's ExtensionStateSnapshot). */
+export const AdapterState = z.object({
+  state: z.string(),
+  confidence: z.number(),
+  evidence: z.string(),
+  sequence: Int,
+  candidates: z.array(z.unknown()),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  host_marks: z.array(z.object({ label: z.string() })).optional(),
+  events: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+
+/** What a matcher that fired reports (src/plugins/matcher.ts). */
+export type MatchOutcome =
+  | { kind: "contains_text" | "transcript_contains"; text: string }
+  | { kind: "screen_regex" | "transcript_regex"; pattern: string; capture: string }
+  | { kind: "cursor_at"; row: number; col: number }
+  | { kind: "screen_stable"; min_ms: number }
+  | { kind: "process_exited" }
+  | { kind: "any"; matched: MatchOutcome }
+  | { kind: "all"; matched: MatchOutcome[] }
+  | { kind: "lua"; plugin: string; predicate: string; evidence?: unknown; capture?: unknown };
+
+/** Schema of {@link MatchOutcome}. */
+export const MatchOutcome: z.ZodType<MatchOutcome> = z.lazy(() =>
+  z.union([
+    z.object({ kind: z.enum(["contains_text", "transcript_contains"]), text: z.string() }),
+    z.object({
+      kind: z.enum(["screen_regex", "transcript_regex"]),
+      pattern: z.string(),
+      capture: z.string(),
+    }),
+    z.object({ kind: z.literal("cursor_at"), row: Int, col: Int }),
+    z.object({ kind: z.literal("screen_stable"), min_ms: z.number() }),
+    z.object({ kind: z.literal("process_exited") }),
+    z.object({ kind: z.literal("any"), matched: MatchOutcome }),
+    z.object({ kind: z.literal("all"), matched: z.array(MatchOutcome) }),
+    z.object({
+      kind: z.literal("lua"),
+      plugin: z.string(),
+      predicate: z.string(),
+      evidence: z.unknown().optional(),
+      capture: z.unknown().optional(),
+    }),
+  ])
+);
+
+const AdapterStarted = z.object({
+  adapter: z.string(),
+  plugin: z.string(),
+  session: z.string(),
+  state: AdapterState,
+});
+const AdapterWaited = z.object({
+  state: AdapterState,
+  matched: Nullable(MatchOutcome),
+  wait_id: z.string().optional().describe("The caller's wait_id, when it gave one"),
+});
+
+const adapter = {
+  "adapter.list": z.object({ plugins: z.array(PluginManifest) }),
+  "adapter.live": z.object({
+    adapters: z.array(z.object({
+      adapter: z.string(),
+      plugin: z.string(),
+      session: z.string(),
+      sequence: Int,
+      finished: z.boolean(),
+    })),
+  }),
+  "adapter.start": AdapterStarted,
+  "adapter.resume": AdapterStarted,
+  "adapter.state": z.object({ state: AdapterState }),
+  "adapter.send": z.object({ state: AdapterState }),
+  "adapter.wait": AdapterWaited,
+  "adapter.cancel_wait": z.object({
+    cancelled: z.boolean().describe("false: no wait had that id"),
+    adapter: z.string().optional(),
+    wait_id: z.string().optional(),
+  }),
+  "adapter.turn": AdapterWaited,
+  "adapter.snapshot": ScreenSnapshot,
+  "adapter.transcript": z.object({ text: z.string() }),
+  "adapter.inspect": z.object({
+    adapter: z.string(),
+    plugin: z.string(),
+    session: z.string(),
+    state: Nullable(AdapterState).describe("The last classified state"),
+    plain_text: z.string(),
+    body_text: z.string(),
+    status_text: z.string(),
+    transcript_tail: z.string(),
+    sequence: Int,
+  }),
+  "adapter.close": z.object({ closed: z.literal(true) }),
+};
+
+const plugin = {
+  "plugin.capabilities": z.object({
+    permissions: z.array(z.string()),
+    embedded_lua: z.boolean(),
+    wasm: z.boolean(),
+    builtin_plugins: z.array(PluginManifest),
+  }),
+  "plugin.validate_manifest": z.object({ valid: z.literal(true) }),
+  "plugin.describe": z.object({
+    plugin: z.string(),
+    manifest: PluginManifest,
+    intents: z.array(z.unknown()),
+    wait_matchers: z.array(z.unknown()),
+    states: z.array(z.unknown()),
+  }),
+  "plugin.load": z.object({ plugin: z.string() }),
+  "plugin.unload": z.object({ unloaded: z.literal(true) }),
+};
+
 /** Result schemas by family, then method. */
 export const resultFamilies = {
   system,
@@ -397,13 +549,31 @@ export const resultFamilies = {
   events,
   server,
   session,
+  adapter,
+  plugin,
 } as const;
 
-/** Every result schema by method name (paneflow's methods, `events.subscribe`, ptywright's). */
-export const results: Record<Method | "events.subscribe" | PwMethod, z.ZodType> = Object.assign(
-  {},
-  ...Object.values(resultFamilies),
-);
+/**
+ * Every result schema by method name (paneflow's methods, `events.subscribe`,
+ * ptywright's). Spread, not annotated: each method keeps its own schema type,
+ * so {@link Result} is the method's own shape.
+ */
+export const results = {
+  ...system,
+  ...workspace,
+  ...surface,
+  ...fleet,
+  ...ai,
+  ...queue,
+  ...events,
+  ...server,
+  ...session,
+  ...adapter,
+  ...plugin,
+} as const satisfies Record<Method | "events.subscribe" | PwMethod | PluginMethod, z.ZodType>;
+
+/** A method that has a result schema (every method a client can call). */
+export type ResultMethod = keyof typeof results;
 
 /** The result of method `M`, as a type. */
-export type Result<M extends keyof typeof results> = z.infer<(typeof results)[M]>;
+export type Result<M extends ResultMethod> = z.infer<(typeof results)[M]>;

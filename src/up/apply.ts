@@ -16,6 +16,7 @@ import { launchHooks } from "../agents/per_launch.ts";
 import { dirname, selfCommand } from "../paths.ts";
 import { bracketedPaste } from "../agents/submit.ts";
 import type { Issue, ResolvedPane, WorkspaceSpec } from "../spec/workspace.ts";
+import type { Result } from "../spec/results.ts";
 import { checkWorkspace, formatPath } from "./check.ts";
 import { planPanes } from "./plan.ts";
 import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
@@ -26,30 +27,11 @@ import type { Config } from "../spec/config.ts";
 import { paneBaseEnv, paneShell } from "../core/pane/env.ts";
 import { createWorktree, teardownWorktree, WorktreeManager, type WorktreePlan } from "./worktree.ts";
 
-/** A pane as `workspace.up` reports it. */
-export interface UpPane {
-  index: number;
-  surface_id: number;
-  name: string | null;
-  agent: string | null;
-  command: string | null;
-  cwd: string;
-  worktree: string | null;
-  port: number | null;
-  reused: boolean;
-  /** "pending" until typed; "skipped" for a reused pane; null without a prompt. */
-  prompt: "pending" | "skipped" | null;
-}
+/** A pane of a `workspace.up` result. */
+export type UpPane = UpResult["panes"][number];
 
-/** The result of `workspace.up`. */
-export interface UpResult {
-  index: number;
-  title: string;
-  panes: UpPane[];
-  surface_ids: number[];
-  created: number[];
-  reused: number[];
-}
+/** The result of `workspace.up` (its schema in src/spec/results.ts). */
+export type UpResult = Result<"workspace.up">;
 
 interface Origin {
   title: string;

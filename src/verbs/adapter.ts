@@ -65,13 +65,14 @@ export default defineVerb({
               adapter: rest[0],
               send: { intent: "send_prompt", params: { prompt: rest.slice(1).join(" ") } },
               wait: { timeout_ms },
-            }) as { state: { state: string; metadata?: { turn?: { text?: string } } } };
+            });
           } catch (e) {
             const { CliFailure } = await import("../errors.ts");
             if ((e as { code?: number }).code === -32001) throw new CliFailure((e as Error).message, 4);
             throw e;
           }
-          if (opts.text) console.log(r.state.metadata?.turn?.text ?? "");
+          // `metadata` is the plugin's own: claude-code puts the turn's reply in `turn.text`.
+          if (opts.text) console.log((r.state.metadata?.turn as { text?: string } | undefined)?.text ?? "");
           else printJson(r);
           return r.state.state === "error" || r.state.state === "plugin_error" ? 1 : 0;
         }

@@ -27,7 +27,7 @@ export default defineVerb({
       }
     }
     return withClient(async (client) => {
-      printJson(await client.call(args[0], params));
+      printJson(await client.callAny(args[0], params));
       return 0;
     });
   },

@@ -34,7 +34,7 @@ export default defineVerb({
       if (opts.timeout !== undefined) params.timeout_ms = Math.max(1, Math.round(opts.timeout * 1000));
       if (opts["no-submit"]) params.submit = false;
       if (opts.raw) params.fenced = false;
-      const r = await client.call<{ reply: string; elapsed_ms: number }>("surface.ask", params).catch(
+      const r = await client.call("surface.ask", params).catch(
         explainGate,
       );
       if (opts.json) printJson(r);

@@ -61,7 +61,7 @@ export default defineVerb({
       pending = false;
       last = Date.now();
       const rows = Deno.consoleSize().rows || 24;
-      const r = await client.call<{ text: string }>("surface.read", {
+      const r = await client.call("surface.read", {
         surface_id: id,
         lines: Math.max(1, rows - 1),
         fenced: false,

@@ -1,17 +1,6 @@
 import { withClient } from "../client/client.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 
-interface Row {
-  id: number;
-  kind: string;
-  name: string | null;
-  pid: number | null;
-  verb: string | null;
-  age_ms: number;
-  stream: boolean;
-  self: boolean;
-}
-
 export default defineVerb({
   name: "clients",
   usage: "paneflow clients [--json]",
@@ -24,7 +13,7 @@ export default defineVerb({
   positionals: [],
   run({ opts }) {
     return withClient(async (client) => {
-      const { clients } = await client.call<{ clients: Row[] }>("system.clients");
+      const { clients } = await client.call("system.clients");
       if (opts.json) {
         printJson({ clients });
         return 0;

@@ -2,24 +2,6 @@ import { withClient } from "../client/client.ts";
 import { resolveOne } from "../client/selectors.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 
-interface Explanation {
-  status: Record<string, unknown>;
-  process: { pid: number; argv: string[]; family: string | null } | null;
-  last_hook: { method: string; event: string | null; age_ms: number; params: Record<string, unknown> } | null;
-  hook_state: string | null;
-  screen: {
-    rule: string;
-    state: string;
-    message: string | null;
-    note: string;
-    age_ms: number;
-    rules_version: string | null;
-  } | null;
-  why: string;
-  /** Hook frames for this pane refused for a missing or wrong pane token (docs/security.md). */
-  refused_hook_frames?: number;
-}
-
 const age = (ms: number) => (ms < 1000 ? `${ms} ms ago` : `${(ms / 1000).toFixed(1)} s ago`);
 
 export default defineVerb({
@@ -30,7 +12,7 @@ export default defineVerb({
   run({ opts, args }) {
     return withClient(async (client) => {
       const surface_id = await resolveOne(client, args[0]);
-      const e = await client.call<Explanation>("surface.explain", { surface_id });
+      const e = await client.call("surface.explain", { surface_id });
       if (opts.json) {
         printJson(e);
         return 0;

@@ -112,7 +112,7 @@ export default defineVerb({
     if (writes) {
       let scripting: boolean;
       if (existing) {
-        scripting = (await existing.call<{ scripting: boolean }>("system.capabilities")).scripting;
+        scripting = (await existing.call("system.capabilities")).scripting;
       } else {
         scripting = Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1" || config.ai_unrestricted;
       }
@@ -141,7 +141,7 @@ export default defineVerb({
     }
 
     let runPath: string | null = local ? path : null;
-    let embedded: import("./flow_embedded.ts").EmbeddedHost | null = null;
+    let embedded: import("./_flow_embedded.ts").EmbeddedHost | null = null;
     let tempDir: string | null = null;
     if (!local) { /* nothing runs on this machine */ }
     else if (existing) existing.close();
@@ -157,7 +157,7 @@ export default defineVerb({
         `Instance unreachable: no paneflow host answers on ${path}; start one with: paneflow serve --detach`,
       );
     } else {
-      const { startEmbedded } = await import("./flow_embedded.ts");
+      const { startEmbedded } = await import("./_flow_embedded.ts");
       embedded = await startEmbedded(config);
       tempDir = embedded.dir;
       runPath = embedded.socketPath;
@@ -237,7 +237,7 @@ async function readFinalScreens(
       if (s.surface_id === null || seen.has(s.surface_id)) continue;
       seen.add(s.surface_id);
       try {
-        const r = await client.call<{ text: string }>("surface.read", {
+        const r = await client.call("surface.read", {
           surface_id: s.surface_id,
           lines: FINAL_LINES,
           fenced: false,

@@ -28,7 +28,7 @@ export default defineVerb({
       try {
         const client = await Client.connect(t.label);
         try {
-          const id = await client.call<{ version: string; protocol: number }>("system.identify");
+          const id = await client.call("system.identify");
           const panes = (await listPanes(client)).length;
           return { name: t.label, ssh, reachable: true, version: id.version, protocol: id.protocol, panes };
         } finally {

@@ -34,9 +34,7 @@ export default defineVerb({
     return withClient(async (client) => {
       let surfaces = await listPanes(client);
       if (!opts.all) {
-        const { workspaces } = await client.call<
-          { workspaces: { index: number; id?: string; active: boolean }[] }
-        >("workspace.list");
+        const { workspaces } = await client.call("workspace.list");
         const ref = opts.workspace === undefined ? undefined : workspaceRef(opts.workspace);
         const chosen = ref === undefined
           ? undefined

@@ -1,7 +1,8 @@
 import { withClient } from "../client/client.ts";
+import type { Result } from "../spec/results.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 
-type Agent = Record<string, string | number | boolean | null>;
+type Agent = Result<"fleet.list">["agents"][number];
 
 export default defineVerb({
   name: "ps",
@@ -17,7 +18,7 @@ export default defineVerb({
   async run({ opts }) {
     if (opts["all-hosts"]) return await allHosts(opts.json);
     return withClient(async (client) => {
-      const fleet = await client.call<{ agents: Agent[] }>("fleet.list");
+      const fleet = await client.call("fleet.list");
       if (opts.json) {
         printJson(fleet);
         return 0;
@@ -38,7 +39,7 @@ export default defineVerb({
 /** `ps --all-hosts`: every host's fleet at once; unreachable hosts reported, not fatal. */
 async function allHosts(json: boolean): Promise<number> {
   const { eachHost, reportUnreachable } = await import("../remote/fleet.ts");
-  const answers = await eachHost((c) => c.call<{ agents: Agent[] }>("fleet.list").then((f) => f.agents));
+  const answers = await eachHost((c) => c.call("fleet.list").then((f) => f.agents));
   if (json) {
     printJson({ hosts: answers.map((a) => a.ok ? { host: a.host, ok: true, agents: a.value } : a) });
   } else {
@@ -52,12 +53,12 @@ async function allHosts(json: boolean): Promise<number> {
 
 function agentRow(a: Agent): (string | number | null)[] {
   return [
-    a.surface_id as number,
-    a.surface_name as string | null,
-    a.workspace as number,
-    a.tool as string | null,
-    a.state as string,
-    a.active_tool_name as string | null,
-    a.message as string | null,
+    a.surface_id,
+    a.surface_name,
+    a.workspace,
+    a.tool,
+    a.state,
+    a.active_tool_name,
+    a.message,
   ];
 }

@@ -35,7 +35,7 @@ export default defineVerb({
       if (opts.join) params.join_wrapped = true;
       if (opts.raw) params.fenced = false;
       else if (opts.fenced) params.fenced = true;
-      const result = await client.call<{ text: string }>("surface.read", params);
+      const result = await client.call("surface.read", params);
       if (opts.json) printJson(result);
       else if (result.text) printLine(result.text);
       return 0;

@@ -28,7 +28,7 @@ export default defineVerb({
       const surface_id = await resolveOne(client, args[0]);
       const params: Record<string, unknown> = { surface_id };
       if (opts.wait) params.timeout_ms = Math.max(1, Math.round((opts.timeout ?? 30) * 1000));
-      const r = await client.call<{ ready: boolean; reason: string; detail: string }>(
+      const r = await client.call(
         "surface.is_ready",
         params,
       );

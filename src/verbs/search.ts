@@ -28,9 +28,10 @@ export default defineVerb({
       const params: Record<string, unknown> = { surface_id, pattern: args[1] };
       if (opts.max !== undefined) params.max_matches = opts.max;
       if (opts.raw) params.fenced = false;
-      const result = await client.call<
-        { fenced: true; text: string } | { fenced: false; matches: { line: number; text: string }[] }
-      >("surface.search", params);
+      const result = await client.call(
+        "surface.search",
+        params,
+      );
       if (!opts.human) printJson(result);
       else if (result.fenced) console.log(result.text);
       else for (const m of result.matches) console.log(`line ${m.line}: ${m.text}`);

@@ -10,7 +10,7 @@ export default defineVerb({
   run({ opts, args }) {
     return withClient(async (client) => {
       const surface_id = await resolveOne(client, args[0]);
-      const s = await client.call<Record<string, unknown>>("surface.status", { surface_id });
+      const s = await client.call("surface.status", { surface_id });
       if (opts.json) {
         printJson(s);
         return 0;

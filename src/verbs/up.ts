@@ -1,7 +1,9 @@
 import { defineVerb, printJson, printTable } from "./_verb.ts";
 import type { LocatedIssue } from "../spec/workspace.ts";
 import type { PanePlan } from "../up/plan.ts";
-import type { UpResult } from "../up/apply.ts";
+import type { Result } from "../spec/results.ts";
+
+type UpResult = Result<"workspace.up">;
 
 function quote(s: string, max = 60): string {
   const one = s.replace(/\s*\n\s*/g, " ");
@@ -161,7 +163,7 @@ export default defineVerb({
     const client = await connectOrStart(!opts["no-autostart"]);
     let result: UpResult;
     try {
-      result = await client.call<UpResult>("workspace.up", parsed.spec);
+      result = await client.call("workspace.up", parsed.spec);
     } catch (e) {
       const issues = e instanceof RpcError ? e.data?.issues : undefined;
       if (Array.isArray(issues)) return fail(locateIssues(issues, file, parsed.locate));

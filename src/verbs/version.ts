@@ -2,13 +2,6 @@ import { Client } from "../client/client.ts";
 import { PROTOCOL_VERSION, VERSION } from "../spec/codes.ts";
 import { defineVerb, printLine } from "./_verb.ts";
 
-interface Identity {
-  version: string;
-  protocol: number;
-  pid: number;
-  socket: string;
-}
-
 export default defineVerb({
   name: "version",
   usage: "paneflow version",
@@ -20,7 +13,7 @@ export default defineVerb({
     const client = await Client.tryConnect();
     if (!client) return 0;
     try {
-      const host = await client.call<Identity>("system.identify");
+      const host = await client.call("system.identify");
       printLine(
         `host: paneflow ${host.version} (protocol ${host.protocol}), pid ${host.pid}, ${host.socket}`,
       );

@@ -130,7 +130,7 @@ export default defineVerb({
         // arrives, mid-burst.
         let readGeneration = -1;
         if (regex && w.checkedGeneration !== w.generation) {
-          const r = await client.call<{ text: string; total_lines: number; output_generation: number }>(
+          const r = await client.call(
             "surface.read",
             { surface_id: id, lines: SCAN_LINES, fenced: false, join_wrapped: true },
           );
@@ -150,12 +150,7 @@ export default defineVerb({
           w.checkedGeneration = w.generation;
         }
         if (opts.idle) {
-          const status = await client.call<{
-            state: string;
-            tool: string | null;
-            idle_ms: number;
-            output_generation: number;
-          }>("surface.status", { surface_id: id });
+          const status = await client.call("surface.status", { surface_id: id });
           const verdict = paneIdle(status, settle);
           w.agent = verdict.agent;
           if (!w.agent && status.output_generation < readGeneration) {

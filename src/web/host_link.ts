@@ -8,6 +8,7 @@
  */
 import { Client } from "../client/client.ts";
 import { RpcError } from "../errors.ts";
+import type { Result, ResultMethod } from "../spec/results.ts";
 
 /**
  * A request connection to the host. The host closes a connection that has
@@ -30,23 +31,23 @@ export class HostLink {
   }
 
   /** Calls a method; calls run one after another on the connection. */
-  call<T = Record<string, unknown>>(method: string, params: unknown = {}): Promise<T> {
-    const run = this.#chain.then(() => this.#call<T>(method, params, true));
+  call<M extends ResultMethod>(method: M, params: unknown = {}): Promise<Result<M>> {
+    const run = this.#chain.then(() => this.#call(method, params, true));
     this.#chain = run.catch(() => {});
     return run;
   }
 
-  async #call<T>(method: string, params: unknown, retry: boolean): Promise<T> {
+  async #call<M extends ResultMethod>(method: M, params: unknown, retry: boolean): Promise<Result<M>> {
     if (this.#closed) throw new Error("The host connection is closed");
     this.#client ??= await Client.connect(this.path);
     try {
-      return await this.#client.call<T>(method, params);
+      return await this.#client.call(method, params);
     } catch (e) {
       if (e instanceof RpcError || !retry) throw e;
       // The connection is gone (idle deadline, or the host restarting): once more on a new one.
       this.#client.close();
       this.#client = null;
-      return this.#call<T>(method, params, false);
+      return this.#call(method, params, false);
     }
   }
 

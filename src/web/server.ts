@@ -27,6 +27,7 @@
 import { authorized, isLoopback, sameOrigin, WS_PROTOCOL } from "./auth.ts";
 import { ASSETS, loaderPage } from "./assets.ts";
 import { HostEvents, HostLink } from "./host_link.ts";
+import type { Result } from "../spec/results.ts";
 import { ClientMessage, EVENT_TYPES, SECURITY_HEADERS, text } from "./messages.ts";
 import { PAGE_SCREENS_MS, SEND_HIGH_WATER, Tab, TILE_CELLS_PER_SECOND } from "./tab.ts";
 
@@ -185,7 +186,7 @@ class Mirror {
       this.link = link;
       this.events = events;
       try {
-        const caps = await link.call<{ scripting: boolean }>("system.capabilities");
+        const caps = await link.call("system.capabilities");
         this.scripting = caps.scripting;
         this.up = true;
         this.opts.log(`paneflow web: connected to the host on ${this.opts.socket}`);
@@ -281,10 +282,8 @@ class Mirror {
   async #refreshLayout(): Promise<void> {
     const link = this.link;
     if (!link) return;
-    const { workspaces } = await link.call<{ workspaces: unknown[] }>("workspace.list");
-    const { surfaces } = await link.call<
-      { surfaces: { surface_id: number; output_generation: number; cols: number; rows: number }[] }
-    >("surface.list");
+    const { workspaces } = await link.call("workspace.list");
+    const { surfaces } = await link.call("surface.list");
     if (link !== this.link) return;
     const seen = new Set<number>();
     for (const s of surfaces) {
@@ -321,7 +320,7 @@ class Mirror {
   async #refreshFleet(): Promise<void> {
     const link = this.link;
     if (!link) return;
-    const { agents } = await link.call<{ agents: unknown[] }>("fleet.list");
+    const { agents } = await link.call("fleet.list");
     if (link !== this.link) return;
     this.#fleetMsg = JSON.stringify({ t: "fleet", agents, ts: Date.now() });
     for (const tab of this.tabs) tab.queue("fleet", this.#fleetMsg);
@@ -378,7 +377,7 @@ class Mirror {
   }
 
   async #fetchTile(link: HostLink, pane: PaneMirror): Promise<void> {
-    let r: Record<string, unknown>;
+    let r: Result<"surface.screen">;
     try {
       r = await link.call("surface.screen", {
         surface_id: pane.id,
@@ -388,7 +387,7 @@ class Mirror {
       return; // closed meanwhile, or the host is going away
     }
     if (this.panes.get(pane.id) !== pane) return;
-    const gen = r.generation as number;
+    const gen = r.generation;
     if (r.unchanged) {
       pane.shownGen = gen;
       return;
@@ -396,7 +395,7 @@ class Mirror {
     pane.shownGen = gen;
     const msg = JSON.stringify({ t: "screen", id: pane.id, ...r });
     this.#screens.set(pane.id, msg);
-    const cells = (r.cols as number) * (r.rows as number);
+    const cells = r.cols * r.rows;
     for (const tab of this.tabs) {
       // The focused pane is not held back by the tab's budget.
       if (tab.wants(pane.id)) tab.queue(`screen:${pane.id}`, msg, tab.focus === pane.id ? 0 : cells);
@@ -404,13 +403,13 @@ class Mirror {
   }
 
   async #fetchFull(link: HostLink, pane: PaneMirror): Promise<void> {
-    let r: Record<string, unknown>;
+    let r: Result<"surface.screen">;
     try {
       r = await link.call("surface.screen", { surface_id: pane.id, scrollback: FOCUS_SCROLLBACK });
     } catch {
       return;
     }
-    pane.fullGen = r.generation as number;
+    pane.fullGen = r.generation;
     const msg = JSON.stringify({ t: "full", id: pane.id, ...r });
     for (const tab of this.tabs) if (tab.focus === pane.id) tab.queue("full", msg);
   }

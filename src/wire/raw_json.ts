@@ -78,8 +78,13 @@ export function transferOf(value: unknown): ArrayBuffer[] {
     : [];
 }
 
-/** JSON text to embed verbatim as a response's `result`. */
-export class RawJson {
+/**
+ * JSON text to embed verbatim as a response's `result`; `T` names the value
+ * the text holds, so a handler's reply is typed like a parsed one.
+ */
+export class RawJson<T = unknown> {
+  /** Type only (never set): the value the JSON text holds. */
+  declare readonly value?: T;
   #text: string | null;
   #encoded: EncodedJson | null;
   /** The room around the encoded JSON was used once: later frames copy. */

@@ -17,6 +17,7 @@ import type xterm from "@xterm/headless";
 import type { PanePool } from "./pool.ts";
 import type { ScreenResult } from "./worker_api.ts";
 import type { Registry } from "../registry.ts";
+import type { Result } from "../../spec/results.ts";
 
 /** Rows of scrollback `surface.screen` returns at most. */
 export const SCREEN_SCROLLBACK_MAX = 5000;
@@ -88,7 +89,7 @@ export interface ScreenParams {
 export async function screenHandler(
   ctx: { registry: Registry; pool: PanePool },
   p: ScreenParams,
-): Promise<unknown> {
+): Promise<Result<"surface.screen">> {
   const s = ctx.registry.surface(p.surface_id);
   const base = {
     surface_id: s.id,

@@ -10,13 +10,14 @@ import { Notifications } from "../../session/notify.ts";
 import { stateKey } from "../../core/connection.ts";
 import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
+import type { Reply } from "./_types.ts";
 
-/** A handler of the family. */
+/** A handler of the family: validated params in, the method's result out. */
 export type PwHandler<M extends PwMethod> = (
   ctx: HostContext,
   params: PwParams<M>,
   conn: Connection,
-) => Promise<unknown> | unknown;
+) => Promise<Reply<M>> | Reply<M>;
 export type PwHandlers<M extends PwMethod> = { [K in M]: PwHandler<K> };
 
 /** The host's sessions. */

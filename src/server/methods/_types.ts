@@ -5,15 +5,26 @@
  * @module
  */
 import type { Method, Params } from "../../spec/protocol.ts";
+import type { Result, ResultMethod } from "../../spec/results.ts";
+import type { RawJson } from "../../wire/raw_json.ts";
 import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
 
-/** A method's handler: validated params in, a result (or a thrown RpcError) out. */
+/**
+ * What a handler of method `M` answers: its result, or the same as JSON text
+ * made elsewhere (a pane worker's snapshot) to go on the wire as it is.
+ */
+export type Reply<M extends ResultMethod> = Result<M> | RawJson<Result<M>>;
+
+/**
+ * A method's handler: validated params in, the method's result (its schema in
+ * src/spec/results.ts, as a type) or a thrown RpcError out.
+ */
 export type Handler<M extends Method> = (
   ctx: HostContext,
   params: Params<M>,
   conn: Connection,
-) => Promise<unknown> | unknown;
+) => Promise<Reply<M>> | Reply<M>;
 
 /** A handler for every method of the protocol. */
 export type Handlers = { [M in Method]: Handler<M> };

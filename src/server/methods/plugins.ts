@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { RpcError } from "../../errors.ts";
-import { describePwZodError, PwError, PwLimits, Redaction } from "../../spec/ptywright.ts";
+import { describePwZodError, pluginParams, PwError } from "../../spec/ptywright.ts";
 import { type Policy, policyOf, redact } from "../../session/redact.ts";
 import type { Connection } from "../../core/connection.ts";
 import type { HostContext } from "../context.ts";
@@ -17,59 +17,18 @@ import { validateManifest } from "../../plugins/manifest.ts";
 import { splitStatusBar } from "../../plugins/types.ts";
 import { extraPtywrightMethods } from "./server.ts";
 import { redactSnapshot } from "./session.ts";
+import type { Reply } from "./_types.ts";
 
-const Id = z.string().max(64);
-const size = z.number().int().min(1).max(
-  PwLimits.maxRows > PwLimits.maxCols ? PwLimits.maxRows : PwLimits.maxCols,
-);
-const u16 = z.number().int().min(0).max(65535);
-const Start = z.object({
-  plugin: z.string().max(256),
-  program: z.string().min(1).max(4096).optional(),
-  args: z.array(z.string().max(65536)).max(4096).optional(),
-  cwd: z.string().max(4096).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  rows: size.optional(),
-  cols: size.optional(),
-  pixel_width: u16.optional(),
-  pixel_height: u16.optional(),
-});
-const Read = z.object({ adapter: Id, redact: z.boolean().optional(), redaction: Redaction.optional() });
-const WaitBlock = z.object({
-  intent: z.string().max(256).optional(),
-  params: z.record(z.string(), z.unknown()).optional(),
-  timeout_ms: z.number().int().min(0).max(PwLimits.waitTimeoutMaxMs).optional(),
-  wait_id: z.string().max(256).optional(),
-});
-
-const schemas = {
-  "adapter.list": z.object({}),
-  "adapter.live": z.object({}),
-  "adapter.start": Start,
-  "adapter.resume": Start.extend({ prior_adapter: Id.optional() }),
-  "adapter.state": z.object({ adapter: Id }),
-  "adapter.send": z.object({ adapter: Id, intent: z.string().max(256), params: z.unknown().optional() }),
-  "adapter.wait": WaitBlock.extend({ adapter: Id }),
-  "adapter.cancel_wait": z.object({ wait_id: z.string().max(256) }),
-  "adapter.turn": z.object({
-    adapter: Id,
-    send: z.object({ intent: z.string().max(256), params: z.unknown().optional() }),
-    wait: WaitBlock.optional(),
-  }),
-  "adapter.snapshot": Read,
-  "adapter.transcript": Read,
-  "adapter.inspect": Read,
-  "adapter.close": z.object({ adapter: Id }),
-  "plugin.capabilities": z.object({}),
-  "plugin.validate_manifest": z.object({ manifest: z.unknown() }),
-  "plugin.describe": z.object({ plugin: z.string().max(256) }),
-  "plugin.load": z.object({ manifest_path: z.string().min(1).max(4096) }),
-  "plugin.unload": z.object({ plugin: z.string().max(256) }),
-} as const;
+const schemas = pluginParams;
 
 type M = keyof typeof schemas;
 type P<K extends M> = z.infer<(typeof schemas)[K]>;
-type Handler<K extends M> = (host: PluginHost, p: P<K>, ctx: HostContext, conn: Connection) => unknown;
+type Handler<K extends M> = (
+  host: PluginHost,
+  p: P<K>,
+  ctx: HostContext,
+  conn: Connection,
+) => Promise<Reply<K>> | Reply<K>;
 
 /** The permission each adapter method needs (ptywright's ADAPTER_METHOD_PERMISSIONS). */
 const REQUIRED: Partial<Record<M, string[]>> = {

@@ -68,22 +68,20 @@ export const surface: FamilyHandlers<"surface"> = {
       );
     }
     const text = r.lines.join("\n");
-    const fenced = p.fenced ?? ctx.config.ai_injection_fence;
-    return {
+    const base = {
       surface_id: s.id,
-      text: fenced ? fence(text) : text,
       lines: r.lines.length,
       total_lines: r.total_lines,
       eof: r.eof,
       output_generation: r.generation,
-      fenced,
-      ...(p.since === undefined ? {} : {
-        since: p.since,
-        reset: r.reset,
-        // Fenced, the rows' text is in `text` (inside the fence), in this order: here only where they are.
-        changed: fenced ? r.changed?.map((c) => ({ line: c.line })) : r.changed,
-      }),
     };
+    const since = p.since === undefined ? {} : { since: p.since, reset: r.reset };
+    if (!(p.fenced ?? ctx.config.ai_injection_fence)) {
+      return { ...base, text, fenced: false as const, ...since, ...(r.changed && { changed: r.changed }) };
+    }
+    // Fenced, the rows' text is in `text` (inside the fence), in this order: here only where they are.
+    const changed = r.changed?.map((c) => ({ line: c.line }));
+    return { ...base, text: fence(text), fenced: true as const, ...since, ...(changed && { changed }) };
   },
   "surface.screen": (ctx, p) => screenHandler(ctx, p),
   "surface.search": async (ctx, p) => {
