@@ -472,6 +472,8 @@ export class AgentTracker {
       // An agent's activity is its hooks and its transcript (not a spinner); a plain pane's is output.
       idle_ms: now - (a ? a.lastActivity : s.lastOutputAt),
       output_generation: s.generation,
+      // The dialog on screen (its id guards surface.answer against answering another one).
+      dialog_id: a?.screen?.dialog?.id ?? null,
     };
   }
 
