@@ -14,9 +14,10 @@ import { results } from "../src/spec/results.ts";
 import { type AgentStatus, ok, screen, startAgent, submit, waitScreen, waitStatus } from "./_agents.ts";
 import { codexCommand, ensureCodex, isCodexIdle, prepareCodexEnv } from "./_codex.ts";
 import { ensureGemini, geminiCommand, prepareGeminiEnv } from "./_gemini.ts";
-import { type TestHost, withHost } from "./_harness.ts";
+import { type TestHost, waitUntil, withHost } from "./_harness.ts";
 import { startMockGemini } from "./_mock_gemini.ts";
 import { startMockOpenAi } from "./_mock_openai.ts";
+import { startWeb } from "./_web.ts";
 import { ensureOpencode, isOpencodeIdle, opencodeCommand, prepareOpencodeEnv } from "./_opencode.ts";
 
 /** `paneflow answer <pane> <answer> [--dialog id] --json`: the result, checked against its schema. */
@@ -41,6 +42,47 @@ async function dialogUp(host: TestHost, pane: string, shown: (s: string) => bool
     (s) => s.state === "waiting_for_input" && s.dialog_id !== null,
     15_000,
   );
+}
+
+/**
+ * Answers like `paneflow web`'s fleet card button does: a page connection that waits until the
+ * view's fleet shows the pane's dialog, sends `{t: "answer"}` with that dialog's id, and returns
+ * any error the view sent back (none: []).
+ */
+async function answerFromWebView(
+  base: string,
+  token: string,
+  id: number,
+  dialogId: string,
+  answer: "approve" | "deny",
+  done: () => Promise<boolean>,
+): Promise<string[]> {
+  const ws = new WebSocket(`${base.replace("http", "ws")}ws`, ["paneflow", `paneflow-token.${token}`]);
+  const errors: string[] = [];
+  let sent = false;
+  let input: { enabled: boolean; answer: boolean } | null = null;
+  ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (m.t === "hello") input = m.input;
+    if (m.t === "error") errors.push(m.message);
+    const shown = m.t === "fleet" &&
+      m.agents.some((a: { surface_id: number; dialog_id: string | null }) =>
+        a.surface_id === id && a.dialog_id === dialogId
+      );
+    if (shown && !sent) {
+      sent = true;
+      ws.send(JSON.stringify({ t: "answer", id, answer, dialog_id: dialogId }));
+    }
+  };
+  try {
+    await waitUntil("the web view to answer", async () => errors.length > 0 || (sent && await done()), {
+      timeoutMs: 15_000,
+    });
+  } finally {
+    ws.close();
+  }
+  assert.deepEqual(input, { enabled: true, reason: null, answer: true }, "the page may answer");
+  return errors;
 }
 
 /** A refused answer: exit 1, one line naming why. */
@@ -206,7 +248,7 @@ Deno.test("answer: the real Claude Code, Codex, Gemini CLI and opencode dialogs"
         },
       );
 
-      await t.step("Gemini CLI: the confirmation is denied", async () => {
+      await t.step("Gemini CLI: the confirmation is denied from the web view's fleet card", async () => {
         await waitStatus(
           host,
           "gm",
@@ -216,9 +258,21 @@ Deno.test("answer: the real Claude Code, Codex, Gemini CLI and opencode dialogs"
         );
         assert.equal((await submit(host, "gm", "RUN echo gemini > gemini.txt")).status, "submitted");
         const up = await dialogUp(host, "gm", (s) => /Allow execution of/.test(s));
-        const r = await answer(host, "gm", "deny", up.dialog_id!);
-        assert.deepEqual(r.keys, ["esc"]);
-        assert.doesNotMatch(await screen(host, "gm"), /Allow execution of/);
+        const web = await startWeb(host, ["--listen", "127.0.0.1:0", "--input"]);
+        try {
+          const gone = async () => !/Allow execution of/.test(await screen(host, "gm"));
+          const errors = await answerFromWebView(
+            web.base,
+            web.token,
+            up.surface_id,
+            up.dialog_id!,
+            "deny",
+            gone,
+          );
+          assert.deepEqual(errors, []);
+        } finally {
+          await web.stop();
+        }
         await waitStatus(
           host,
           "gm",

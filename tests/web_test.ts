@@ -139,8 +139,9 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
       // --input against a host whose write gate is closed: read-only, and the page is told why.
       const hello = await wsHello(base, token);
       assert.equal(hello.t, "hello");
-      const input = hello.input as { enabled: boolean; reason: string };
+      const input = hello.input as { enabled: boolean; reason: string; answer: boolean };
       assert.equal(input.enabled, false);
+      assert.equal(input.answer, false);
       assert.match(input.reason, /write gate is closed.*PANEFLOW_IPC_SCRIPTING=1/);
       // Messages from a page are checked; input is refused while the gate is closed.
       const said = await wsExchange(base, token, [
@@ -149,6 +150,8 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
         JSON.stringify({ t: "focus", id: 1, extra: true }),
         "x".repeat(300 * 1024),
         JSON.stringify({ t: "input", id: 1, data: "echo hi\r" }),
+        JSON.stringify({ t: "answer", id: 1, answer: "approve", dialog_id: "0a1b2c3d" }),
+        JSON.stringify({ t: "answer", id: 1, answer: "maybe", dialog_id: "0a1b2c3d" }),
       ]);
       assert.deepEqual(said, [
         "Message refused: not JSON",
@@ -156,10 +159,14 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
         said[2],
         "Message refused: expected one JSON text message of at most 256 KiB",
         said[4],
+        said[5],
+        said[6],
       ]);
       assert.match(said[1], /^Message refused: /);
       assert.match(said[2], /^Message refused: /);
       assert.match(said[4], /^Read-only: the host's write gate is closed/);
+      assert.match(said[5], /^Read-only: the host's write gate is closed/, "no answer through a closed gate");
+      assert.match(said[6], /^Message refused: /);
       // The token is never in the logs.
       assert.ok(!web.stderr().includes(token), web.stderr());
       assert.match(web.stderr(), /serving http:\/\/127\.0\.0\.1:\d+\/ for the host/);
