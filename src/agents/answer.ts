@@ -53,8 +53,8 @@ export interface AnswerOptions {
 
 /** A dialog drawn this recently may drop the keys. */
 const SETTLE_MS = 250;
-/** A press after which the agent drew nothing for this long was dropped. */
-const DROPPED_AFTER_MS = 1000;
+/** A press after which the agent drew nothing for this long was dropped (a loaded worker draws late). */
+const DROPPED_AFTER_MS = 2000;
 /** How long the keys of one press wait for the agent to draw the previous one. */
 const KEY_GAP_MAX_MS = 1000;
 /** How long an answered dialog may take to leave the screen. */
