@@ -398,7 +398,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "web: an agent's badge follows a real Claude Code from idle to thinking to finished",
+  name:
+    "web: an agent's badge follows a real Claude Code from idle to thinking to finished; a card's Approve answers a dialog",
   ...BROWSER,
   ...browserTest(),
   async fn() {
@@ -406,7 +407,8 @@ Deno.test({
       const agent = await startAgent(host, { name: "claude", hooked: true });
       const reviewer = await startAgent(host, { name: "reviewer", hooked: true });
       const browser = await launchBrowser();
-      const web = await startWeb(host);
+      // --input: the reviewer's card answers its dialog at the end.
+      const web = await startWeb(host, ["--input"]);
       const events = await subscribe(host.socket, { types: ["agent_state"] });
       try {
         // Company for the screenshot: a shell with colours beside the agent.
@@ -482,6 +484,18 @@ Deno.test({
           const b = await tileBadge(page, agent.surfaceId);
           return b?.state === "finished" ? b : false;
         }, { timeoutMs: 20_000, intervalMs: 50 });
+        // The reviewer's card answers its dialog: Approve (surface.answer with the card's dialog_id).
+        const approve = `#fleet .card[data-surface-id="${reviewer.surfaceId}"] button.approve`;
+        await page.click(approve, { timeout: 10_000 });
+        const marked = `${reviewer.setup.projectDir}/reviewed.txt`;
+        await waitUntil("the approved command", () => Deno.stat(marked).then(() => true, () => false), {
+          timeoutMs: 20_000,
+        });
+        await waitUntil("the reviewer's finished badge", async () => {
+          const b = await tileBadge(page, reviewer.surfaceId);
+          return b?.state === "finished" ? b : false;
+        }, { timeoutMs: 20_000, intervalMs: 50 });
+        assert.equal(await page.$(approve), null, "no answer buttons once the dialog is gone");
         console.error(
           `web: the thinking badge came ${Math.round(lag)} ms after the host's agent_state event`,
         );
