@@ -63,7 +63,8 @@ async function answerFromWebView(
   let input: { enabled: boolean; answer: boolean } | null = null;
   ws.onmessage = (e) => {
     const m = JSON.parse(e.data);
-    if (m.t === "hello") input = m.input;
+    // The newest word on input: the view may greet the page before it has reached the host.
+    if (m.t === "hello" || (m.t === "host" && m.input)) input = m.input;
     if (m.t === "error") errors.push(m.message);
     const shown = m.t === "fleet" &&
       m.agents.some((a: { surface_id: number; dialog_id: string | null }) =>

@@ -44,8 +44,6 @@ export interface AnswerOptions {
   id: number;
   /** The pane's output generation now (it moves whenever the agent draws). */
   generation: () => number;
-  /** The pane's status now (its dialog_id, state and waiting_ms). */
-  status: () => { dialog_id: string | null; state: string; waiting_ms: number };
   answer: string;
   /** The dialog the caller saw; another one on screen is refused. */
   dialogId?: string;
@@ -125,11 +123,9 @@ export async function answerDialog(opts: AnswerOptions): Promise<AnswerResult> {
   } catch (e) {
     refuse((e as Error).message, ErrorReason.UnknownOption, { options: dialog.options });
   }
-  // Settle: the dialog has been up a moment (status knows since when), else wait and look again.
-  const status = opts.status();
-  const since = status.dialog_id === dialog.id && status.state === "waiting_for_input"
-    ? Date.now() - status.waiting_ms
-    : Date.now();
+  // Settle: the dialog has been up a moment (the tracker knows since when), else wait and look again.
+  const known = agents.dialogOf(id);
+  const since = known?.id === dialog.id ? known.since : Date.now();
   if (Date.now() - since < SETTLE_MS) {
     await sleep(SETTLE_MS - (Date.now() - since));
     shown = await currentDialog({ ...opts, dialogId: dialog.id });

@@ -194,7 +194,6 @@ export const surface: FamilyHandlers<"surface"> = {
       agents: ctx.agents,
       id: s.id,
       generation: () => s.generation,
-      status: () => ctx.agents.status(s),
       answer: p.answer,
       dialogId: p.dialog_id,
     });
