@@ -11,7 +11,7 @@ import type { ClaudeEnv, ClaudeEnvOptions } from "./_claude.ts";
 import { type TestHost, waitUntil } from "./_harness.ts";
 import { type MockAnthropic, startMockAnthropic } from "./_mock_anthropic.ts";
 
-/** The seed's status fields, in the seed's order (SPEC §5). */
+/** The seed's status fields, in the seed's order (SPEC §5), then the dialog on screen. */
 export const STATUS_FIELDS = [
   "pid",
   "tool",
@@ -27,6 +27,7 @@ export const STATUS_FIELDS = [
   "waiting_ms",
   "idle_ms",
   "output_generation",
+  "dialog_id",
 ] as const;
 
 /** One `paneflow status --json` object. */
@@ -45,6 +46,7 @@ export interface AgentStatus {
   waiting_ms: number;
   idle_ms: number;
   output_generation: number;
+  dialog_id: string | null;
 }
 
 /** A Claude Code in a pane with its own mock API. */

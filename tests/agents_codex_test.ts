@@ -3,7 +3,7 @@
  * (tests/_mock_openai.ts), driven through paneflow's verbs
  * (tests/_agent_scenario.ts): once with the hooks `paneflow hooks setup
  * --agent codex` installs (hooks.json + notify; the "Hooks need review"
- * dialog is answered through paneflow, as a user would), once from the
+ * dialog is answered with `paneflow answer`, as a user would), once from the
  * screen alone.
  */
 import assert from "node:assert/strict";
@@ -64,10 +64,9 @@ Deno.test("agents: Codex CLI driven through paneflow, with hooks and from the sc
           );
           assert.match(s.message ?? "", /review its hooks/);
           assert.equal(s.hooked, false);
-          // "2. Trust all and continue", then Enter (`key` refuses Enter; a bare CR through send).
-          await ok(host, ["key", pane, "2"]);
-          await waitScreen(host, pane, "option 2 selected", (s) => /^› 2\. Trust all/m.test(s), 5000);
-          await ok(host, ["send", pane, "\r"]);
+          // "2. Trust all and continue", then Enter: what `paneflow answer <pane> approve` presses.
+          await ok(host, ["answer", pane, "approve", "--dialog", s.dialog_id!]);
+          await waitScreen(host, pane, "the review answered", (s) => !/Hooks need review/.test(s), 5000);
         }
         const kit: AgentKit = {
           family: "codex",

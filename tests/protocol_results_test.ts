@@ -75,7 +75,12 @@ Deno.test("protocol: real replies of every family match their result schemas", a
       await call("surface.search", { surface_id: id, pattern: "RESULTS", fenced: false });
       await call("surface.rename", { surface_id: id, name: "results" });
       await call("surface.focus", { surface_id: id });
-      await call("surface.status", { surface_id: id });
+      const st = await call("surface.status", { surface_id: id });
+      assert.equal(st.dialog_id, null, "a shell shows no dialog");
+      // surface.answer's result is checked on real dialogs (tests/agents_answer_test.ts); here its refusal.
+      const answer = await client.request("surface.answer", { surface_id: id, answer: "approve" });
+      assert.equal((answer.error as { data?: { reason?: string } } | undefined)?.data?.reason, "no_dialog");
+      checked.add("surface.answer");
       await call("surface.explain", { surface_id: id });
       await call("surface.clear", { surface_id: id });
       await call("fleet.list");

@@ -139,8 +139,9 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
       // --input against a host whose write gate is closed: read-only, and the page is told why.
       const hello = await wsHello(base, token);
       assert.equal(hello.t, "hello");
-      const input = hello.input as { enabled: boolean; reason: string };
+      const input = hello.input as { enabled: boolean; reason: string; answer: boolean };
       assert.equal(input.enabled, false);
+      assert.equal(input.answer, false);
       assert.match(input.reason, /write gate is closed.*PANEFLOW_IPC_SCRIPTING=1/);
       // Messages from a page are checked; input is refused while the gate is closed.
       const said = await wsExchange(base, token, [
@@ -149,6 +150,8 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
         JSON.stringify({ t: "focus", id: 1, extra: true }),
         "x".repeat(300 * 1024),
         JSON.stringify({ t: "input", id: 1, data: "echo hi\r" }),
+        JSON.stringify({ t: "answer", id: 1, answer: "approve", dialog_id: "0a1b2c3d" }),
+        JSON.stringify({ t: "answer", id: 1, answer: "maybe", dialog_id: "0a1b2c3d" }),
       ]);
       assert.deepEqual(said, [
         "Message refused: not JSON",
@@ -156,10 +159,14 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
         said[2],
         "Message refused: expected one JSON text message of at most 256 KiB",
         said[4],
+        said[5],
+        said[6],
       ]);
       assert.match(said[1], /^Message refused: /);
       assert.match(said[2], /^Message refused: /);
       assert.match(said[4], /^Read-only: the host's write gate is closed/);
+      assert.match(said[5], /^Read-only: the host's write gate is closed/, "no answer through a closed gate");
+      assert.match(said[6], /^Message refused: /);
       // The token is never in the logs.
       assert.ok(!web.stderr().includes(token), web.stderr());
       assert.match(web.stderr(), /serving http:\/\/127\.0\.0\.1:\d+\/ for the host/);
@@ -391,7 +398,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "web: an agent's badge follows a real Claude Code from idle to thinking to finished",
+  name:
+    "web: an agent's badge follows a real Claude Code from idle to thinking to finished; a card's Approve answers a dialog",
   ...BROWSER,
   ...browserTest(),
   async fn() {
@@ -399,7 +407,8 @@ Deno.test({
       const agent = await startAgent(host, { name: "claude", hooked: true });
       const reviewer = await startAgent(host, { name: "reviewer", hooked: true });
       const browser = await launchBrowser();
-      const web = await startWeb(host);
+      // --input: the reviewer's card answers its dialog at the end.
+      const web = await startWeb(host, ["--input"]);
       const events = await subscribe(host.socket, { types: ["agent_state"] });
       try {
         // Company for the screenshot: a shell with colours beside the agent.
@@ -475,6 +484,18 @@ Deno.test({
           const b = await tileBadge(page, agent.surfaceId);
           return b?.state === "finished" ? b : false;
         }, { timeoutMs: 20_000, intervalMs: 50 });
+        // The reviewer's card answers its dialog: Approve (surface.answer with the card's dialog_id).
+        const approve = `#fleet .card[data-surface-id="${reviewer.surfaceId}"] button.approve`;
+        await page.click(approve, { timeout: 10_000 });
+        const marked = `${reviewer.setup.projectDir}/reviewed.txt`;
+        await waitUntil("the approved command", () => Deno.stat(marked).then(() => true, () => false), {
+          timeoutMs: 20_000,
+        });
+        await waitUntil("the reviewer's finished badge", async () => {
+          const b = await tileBadge(page, reviewer.surfaceId);
+          return b?.state === "finished" ? b : false;
+        }, { timeoutMs: 20_000, intervalMs: 50 });
+        assert.equal(await page.$(approve), null, "no answer buttons once the dialog is gone");
         console.error(
           `web: the thinking badge came ${Math.round(lag)} ms after the host's agent_state event`,
         );

@@ -82,6 +82,8 @@ export interface Agent {
   lastHook: { method: string; event: string | null; at: number; params: HookFrame } | null;
   /** The last screen verdict, when it was made, and the first line of the screen's last turn. */
   screen: (ScreenVerdict & { at: number; turn: string | null }) | null;
+  /** Since when the screen has shown its current dialog (`screen.dialog`); 0 while it shows none. */
+  dialogSince: number;
   /** Since when the screen has looked idle (rule `idle_prompt` or `done`); 0 while it does not. */
   idleSince: number;
   /** Process detection has seen this agent's process (so its absence means it exited). */
@@ -143,6 +145,7 @@ export function newAgent(id: number, tool: string, pid: number | null): Agent {
     hookAt: 0,
     lastHook: null,
     screen: null,
+    dialogSince: 0,
     idleSince: 0,
     seenProcess: false,
     interruptAt: 0,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { type DialogFound, dialogId, type DialogSpec } from "./dialog.ts";
 
 /** Agent states (seed 000). */
 export type AgentState =
@@ -28,6 +29,8 @@ export interface ScreenRule {
   message?: (lines: string[]) => string | null;
   /** Why this rule means this state, for `explain`. */
   note: string;
+  /** The screen shows a dialog the user answers: its options and keys (`surface.answer`). */
+  dialog?: DialogSpec;
 }
 
 /** The screen rules of one agent family and the version they were captured from. */
@@ -52,6 +55,8 @@ export interface ScreenVerdict {
   state: AgentState;
   message: string | null;
   note: string;
+  /** The dialog the rule found (rules with a `dialog`), with its id and options; else null. */
+  dialog: DialogFound | null;
 }
 
 /** Classifies a screen; null when no rule matches. */
@@ -61,12 +66,14 @@ export function classifyScreen(rules: ScreenRules, screen: string): ScreenVerdic
   for (const rule of rules.rules) {
     const region = rule.region ? regions[rule.region] ?? [] : lines;
     if (rule.pattern.test(region.join("\n"))) {
-      return {
-        rule: rule.id,
-        state: rule.state,
-        message: rule.message ? rule.message(region) : null,
-        note: rule.note,
-      };
+      const message = rule.message ? rule.message(region) : null;
+      let dialog: DialogFound | null = null;
+      if (rule.dialog) {
+        const options = rule.dialog.options(region);
+        const turn = regions.last_turn?.[0] ?? "";
+        dialog = { id: dialogId({ rule: rule.id, message, options, turn }), options };
+      }
+      return { rule: rule.id, state: rule.state, message, note: rule.note, dialog };
     }
   }
   return null;

@@ -15,6 +15,7 @@
  * @module
  */
 import type { ScreenRules } from "./classify.ts";
+import { type DialogSpec, numberedOptions } from "./dialog.ts";
 
 const RULE_LINE = /^\s*─{20,}\s*$/;
 const BOX = /[│╭╮╰╯─]/g;
@@ -83,6 +84,17 @@ function lastMatching(re: RegExp) {
   };
 }
 
+/**
+ * Claude Code's permission dialog: `❯ 1. Yes`, `2. Yes, and always allow …`, …, `No`. A digit
+ * picks its option and confirms it; Esc refuses (the turn shows `Interrupted`).
+ */
+const PERMISSION: DialogSpec = {
+  options: (lines) => numberedOptions(lines, /Do you want to /),
+  approve: ["1"],
+  deny: ["esc"],
+  pick: (n) => [String(n)],
+};
+
 /** Claude Code screen rules. */
 export const CLAUDE_SCREEN: ScreenRules = {
   family: "claude",
@@ -97,6 +109,7 @@ export const CLAUDE_SCREEN: ScreenRules = {
       pattern: /Do you want to [^\n]*\?[\s\S]*1\.\s*Yes/,
       message: dialogQuestion,
       note: "a permission dialog asks the user to approve a tool call",
+      dialog: PERMISSION,
     },
     {
       id: "busy",

@@ -18,6 +18,7 @@
  * @module
  */
 import type { ScreenRules } from "./classify.ts";
+import { type DialogSpec, numberedOptions } from "./dialog.ts";
 
 const DIALOG = /Would you like to [^\n]*\?/;
 const PLACEHOLDER =
@@ -119,6 +120,29 @@ function lastMatching(re: RegExp) {
   };
 }
 
+/**
+ * The hooks review: `› 1. Review hooks`, `2. Trust all and continue`, `3. Continue without
+ * trusting (hooks won't run)`, `enter confirm · esc skip`. A digit only moves the selection:
+ * Enter confirms it.
+ */
+const HOOKS_REVIEW: DialogSpec = {
+  options: (lines) => numberedOptions(lines, /Hooks need review/),
+  approve: ["2", "enter"],
+  deny: ["3", "enter"],
+  pick: (n) => [String(n), "enter"],
+};
+
+/**
+ * The approval dialog: `› 1. Yes, proceed (y)`, `2. Yes, and don't ask again … (p)`, `3. No, and
+ * tell Codex what to do differently (esc)`. A digit picks its option and confirms it.
+ */
+const APPROVAL: DialogSpec = {
+  options: (lines) => numberedOptions(lines, DIALOG),
+  approve: ["1"],
+  deny: ["esc"],
+  pick: (n) => [String(n)],
+};
+
 /** Codex CLI screen rules. */
 export const CODEX_SCREEN: ScreenRules = {
   family: "codex",
@@ -133,6 +157,7 @@ export const CODEX_SCREEN: ScreenRules = {
       pattern: /Hooks need review[\s\S]*Trust all and continue/,
       message: hooksReview,
       note: "Codex asks the user to review new or changed hooks before they run (once per change)",
+      dialog: HOOKS_REVIEW,
     },
     {
       id: "permission_dialog",
@@ -140,6 +165,7 @@ export const CODEX_SCREEN: ScreenRules = {
       pattern: /Would you like to [^\n]*\?[\s\S]*1\. Yes/,
       message: codexDialogQuestion,
       note: "an approval dialog asks the user to allow a command or an edit",
+      dialog: APPROVAL,
     },
     {
       id: "busy",

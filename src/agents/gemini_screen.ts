@@ -20,6 +20,7 @@
  * @module
  */
 import type { ScreenRules } from "./classify.ts";
+import { type DialogSpec, numberedOptions } from "./dialog.ts";
 
 const RULE_LINE = /^─{20,}\s*$/;
 const FRAME = /^[▄▀]{10,}\s*$/;
@@ -109,6 +110,17 @@ function lastMatching(re: RegExp) {
   };
 }
 
+/**
+ * The confirmation box: `● 1. Allow once`, `2. Allow for this session`, `3. No, suggest changes
+ * (esc)`. A digit picks its option and confirms it; Esc cancels the request.
+ */
+const CONFIRMATION: DialogSpec = {
+  options: (lines) => numberedOptions(lines, QUESTION),
+  approve: ["1"],
+  deny: ["esc"],
+  pick: (n) => [String(n)],
+};
+
 /** Gemini CLI screen rules. */
 export const GEMINI_SCREEN: ScreenRules = {
   family: "gemini",
@@ -123,6 +135,7 @@ export const GEMINI_SCREEN: ScreenRules = {
       pattern: /(Allow execution of|Apply this change|Allow|Do you want to)[^\n]*\?[\s\S]*1\. (Allow|Yes)/,
       message: geminiDialogQuestion,
       note: "a confirmation box asks the user to allow a tool call",
+      dialog: CONFIRMATION,
     },
     {
       id: "hooks_after_turn",

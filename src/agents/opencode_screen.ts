@@ -22,6 +22,7 @@
  * @module
  */
 import type { ScreenRules } from "./classify.ts";
+import type { DialogSpec } from "./dialog.ts";
 
 const EDGE = /^\s*╹▀{10,}/;
 const FOOTER = /^\s*▣\s+(.*)$/;
@@ -166,6 +167,25 @@ function turnMessage(region: string[]): string | null {
   return end.replace(/^error: /, "") || null;
 }
 
+/** The choices of a permission dialog's last line: `Allow once   Allow always   Reject`. */
+export function opencodeDialogOptions(dialog: string[]): string[] {
+  const line = dialog.map(barText).findLast((l) => /^Allow once\b/.test(l));
+  if (!line) return [];
+  return line.split(/\s{2,}/).map((o) => o.trim())
+    .filter((o) => o && !/fullscreen|select|confirm/.test(o));
+}
+
+/**
+ * The permission dialog: a row of choices, `Allow once` selected when it opens; → moves the
+ * selection, Enter confirms, Esc rejects.
+ */
+const PERMISSION: DialogSpec = {
+  options: opencodeDialogOptions,
+  approve: ["enter"],
+  deny: ["esc"],
+  pick: (n) => [...Array<string>(n - 1).fill("right"), "enter"],
+};
+
 /** opencode screen rules. */
 export const OPENCODE_SCREEN: ScreenRules = {
   family: "opencode",
@@ -181,6 +201,7 @@ export const OPENCODE_SCREEN: ScreenRules = {
       region: "dialog",
       message: opencodeDialogQuestion,
       note: "a permission dialog (`△ Permission required`) asks to allow a command, an edit or a tool",
+      dialog: PERMISSION,
     },
     {
       id: "busy",

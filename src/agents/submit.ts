@@ -114,7 +114,7 @@ export async function submitToAgent(opts: SubmitOptions): Promise<SubmitResult> 
       ErrorCode.InvalidParams,
       `Pane ${id} shows a permission dialog (${
         first.verdict.message ?? "approve a tool call"
-      }); answer it with paneflow key before submitting`,
+      }); answer it with paneflow answer before submitting`,
       { reason: "dialog_open" },
     );
   }

@@ -118,6 +118,9 @@ export class AgentTracker {
     const verdict = classifyScreen(rules, r.lines.join("\n"));
     if (!this.#agents.has(id)) return;
     const turn = rules.regions?.(r.lines).last_turn?.[0] ?? null;
+    if ((verdict?.dialog?.id ?? null) !== (a.screen?.dialog?.id ?? null)) {
+      a.dialogSince = verdict?.dialog ? Date.now() : 0;
+    }
     a.screen = verdict ? { ...verdict, at: Date.now(), turn } : null;
     a.idleSince = looksIdle(verdict?.rule) ? a.idleSince || Date.now() : 0;
     if (rules.activity) {
@@ -472,6 +475,8 @@ export class AgentTracker {
       // An agent's activity is its hooks and its transcript (not a spinner); a plain pane's is output.
       idle_ms: now - (a ? a.lastActivity : s.lastOutputAt),
       output_generation: s.generation,
+      // The dialog on screen (its id guards surface.answer against answering another one).
+      dialog_id: a?.screen?.dialog?.id ?? null,
     };
   }
 
@@ -553,6 +558,12 @@ export class AgentTracker {
   hookedOf(id: number): boolean {
     const a = this.#agents.get(id);
     return !!a && a.hooked && a.hookState !== null;
+  }
+
+  /** The dialog the screen showed at its last reading, and since when; null when none. */
+  dialogOf(id: number): { id: string; since: number } | null {
+    const a = this.#agents.get(id);
+    return a?.screen?.dialog ? { id: a.screen.dialog.id, since: a.dialogSince } : null;
   }
 
   /** The tracked agent's family, or null. */

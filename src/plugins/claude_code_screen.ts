@@ -8,6 +8,7 @@
  */
 import { classifyScreen } from "../agents/classify.ts";
 import { CLAUDE_SCREEN, claudeComposer, claudeRegions } from "../agents/claude_screen.ts";
+import { fnv1aHex } from "../agents/dialog.ts";
 
 /** Anchors of `wait_turn_matcher`: any of them (plus stability) ends a wait. */
 export const TURN_ANCHORS = [
@@ -28,15 +29,8 @@ export const TURN_ANCHORS = [
   "Save and close editor to continue",
 ];
 
-/** FNV-1a (32-bit) as 8 hex digits (helpers.lua `fnv1a_hex`). */
-export function fnv1aHex(s: string): string {
-  let h = 0x811c9dc5;
-  for (const b of new TextEncoder().encode(s)) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, "0");
-}
+/** FNV-1a (32-bit) as 8 hex digits (helpers.lua `fnv1a_hex`): the dialog ids `surface.status` gives too. */
+export { fnv1aHex };
 
 /** Replaces secret-looking text in metadata (state objects are not host-redacted). */
 export function redactSecrets(s: string): string {

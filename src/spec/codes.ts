@@ -49,4 +49,10 @@ export const ErrorReason = {
   Timeout: "timeout",
   /** The pane's program stopped reading its input part way through a write. */
   InputStalled: "input_stalled",
+  /** `surface.answer`: the pane shows no dialog paneflow knows how to answer. */
+  NoDialog: "no_dialog",
+  /** `surface.answer`: the dialog on screen is not the one the caller's dialog_id names. */
+  StaleDialog: "stale_dialog",
+  /** `surface.answer`: the answer names none of the dialog's options. */
+  UnknownOption: "unknown_option",
 } as const;

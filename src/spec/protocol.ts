@@ -158,6 +158,15 @@ export const methods = {
     paste: z.boolean().optional(),
   }),
   "surface.send_keystroke": z.strictObject({ surface_id: SurfaceId, keystroke: z.string().min(1) }),
+  "surface.answer": z.strictObject({
+    surface_id: SurfaceId,
+    answer: z.string().min(1).max(256)
+      .describe('"approve", "deny", or an option of the dialog: its number or (part of) its label'),
+    dialog_id: z.string().regex(/^[0-9a-f]{8}$/, "a dialog id is 8 hex digits").optional()
+      .describe("The dialog_id surface.status gave: another dialog on screen is refused"),
+  }).describe(
+    "Answer the dialog an agent shows (permission, hooks trust) with the keys its screen rules name",
+  ),
   "surface.split": z.strictObject({
     direction: z.enum(["h", "v"]),
     surface_id: SurfaceId.optional(),
@@ -187,6 +196,7 @@ export type Params<M extends Method> = z.infer<(typeof methods)[M]>;
 export const gatedMethods: Partial<Record<Method, "send" | "keystroke">> = {
   "surface.send_text": "send",
   "surface.send_keystroke": "keystroke",
+  "surface.answer": "keystroke",
   // Ends every pane: gated as strictly as keystrokes (docs/security.md).
   "system.shutdown": "keystroke",
   ...paneioGated,

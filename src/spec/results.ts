@@ -99,6 +99,9 @@ export const AgentStatus = z.object({
   waiting_ms: Int,
   idle_ms: Int,
   output_generation: Int,
+  dialog_id: Nullable(z.string()).describe(
+    "The dialog on screen (a permission dialog, a trust dialog): pass it to surface.answer",
+  ),
 });
 
 const Ok = z.object({ ok: z.literal(true) });
@@ -295,6 +298,18 @@ const surface = {
     via_file: Nullable(z.string()).optional().describe("A large prompt went by reference to this file"),
   }),
   "surface.send_keystroke": z.object({ surface_id: Id, keystroke: z.string() }),
+  "surface.answer": z.object({
+    surface_id: Id,
+    dialog_id: z.string().describe("The dialog that was answered"),
+    rule: z.string().describe('The screen rule that found it, e.g. "permission_dialog", "trust_dialog"'),
+    question: Nullable(z.string()).describe("What the dialog asked, as status's message gives it"),
+    answer: z.string(),
+    option: Nullable(z.string()).describe("The option's label, when the answer named an option"),
+    keys: z.array(z.string()).describe("The keys pressed, in order"),
+    presses: Int.describe("How often the keys were pressed (again only when the agent drew nothing)"),
+    closed: z.boolean().describe("The dialog left the screen"),
+    elapsed_ms: Int,
+  }),
   "surface.split": PaneDescription,
   "surface.ask": z.object({
     surface_id: Id,

@@ -86,6 +86,11 @@ export const verbs: VerbEntry[] = [
   },
   { name: "key", summary: "Send one named keystroke that does not submit (gated)", load: () => dyn("key") },
   {
+    name: "answer",
+    summary: "Answer an agent's dialog: approve, deny, or pick an option (gated)",
+    load: () => dyn("answer"),
+  },
+  {
     name: "attach",
     summary: "Show a pane in this terminal and type into it; Ctrl-] detaches",
     load: () => dyn("attach"),

@@ -90,3 +90,28 @@ export class HostEvents {
     this.#client.close();
   }
 }
+
+/**
+ * Answers a pane's dialog for the page (`surface.answer`, guarded by the dialog id the page
+ * showed); the refusal to show the page, or null.
+ */
+export async function answerFromPage(
+  link: HostLink | null,
+  keystrokes: boolean,
+  msg: { id: number; answer: "approve" | "deny"; dialog_id: string },
+): Promise<string | null> {
+  if (!keystrokes) {
+    return "Answer refused: the host's keystroke gate is closed (start it with PANEFLOW_IPC_SCRIPTING=1)";
+  }
+  if (!link) return "Answer refused: the host is not reachable";
+  try {
+    const r = await link.call("surface.answer", {
+      surface_id: msg.id,
+      answer: msg.answer,
+      dialog_id: msg.dialog_id,
+    });
+    return r.closed ? null : `Answered pane ${msg.id}, but its dialog is still up`;
+  } catch (e) {
+    return `Answer refused: ${(e as Error).message}`;
+  }
+}

@@ -28,6 +28,13 @@ export const ClientMessage = z.discriminatedUnion("t", [
     id: z.number().int().min(1),
     data: z.string().min(1).max(64 * 1024),
   }),
+  // A fleet card's Approve / Deny: surface.answer, guarded by the dialog id the card showed.
+  z.strictObject({
+    t: z.literal("answer"),
+    id: z.number().int().min(1),
+    answer: z.enum(["approve", "deny"]),
+    dialog_id: z.string().regex(/^[0-9a-f]{8}$/),
+  }),
   z.strictObject({
     t: z.literal("paste"),
     id: z.number().int().min(1),

@@ -26,7 +26,7 @@
  */
 import { authorized, isLoopback, sameOrigin, WS_PROTOCOL } from "./auth.ts";
 import { ASSETS, loaderPage } from "./assets.ts";
-import { HostEvents, HostLink } from "./host_link.ts";
+import { answerFromPage, HostEvents, HostLink } from "./host_link.ts";
 import type { Result } from "../spec/results.ts";
 import { ClientMessage, EVENT_TYPES, SECURITY_HEADERS, text } from "./messages.ts";
 import { PAGE_SCREENS_MS, SEND_HIGH_WATER, Tab, TILE_CELLS_PER_SECOND } from "./tab.ts";
@@ -105,6 +105,8 @@ class Mirror {
   events: HostEvents | null = null;
   up = false;
   scripting = false;
+  /** The host's keystroke gate is open: dialogs can be answered (surface.answer). */
+  keystrokes = false;
   panes = new Map<number, PaneMirror>();
   tabs = new Set<Tab>();
   #layoutMsg: string | null = null;
@@ -120,19 +122,21 @@ class Mirror {
 
   constructor(readonly opts: WebOptions) {}
 
-  inputState(): { enabled: boolean; reason: string | null } {
+  /** Whether the page may type (`enabled`) and answer dialogs (`answer`), and why not. */
+  inputState(): { enabled: boolean; reason: string | null; answer: boolean } {
     if (!this.opts.input) {
-      return { enabled: false, reason: "Read-only: paneflow web was started without --input" };
+      return { enabled: false, reason: "Read-only: paneflow web was started without --input", answer: false };
     }
-    if (!this.up) return { enabled: false, reason: "Read-only: the host is not reachable" };
+    if (!this.up) return { enabled: false, reason: "Read-only: the host is not reachable", answer: false };
     if (!this.scripting) {
       return {
         enabled: false,
         reason:
           'Read-only: the host\'s write gate is closed (start the host with PANEFLOW_IPC_SCRIPTING=1 or set "ai_unrestricted": true)',
+        answer: false,
       };
     }
-    return { enabled: true, reason: null };
+    return { enabled: true, reason: null, answer: this.keystrokes };
   }
 
   broadcast(key: string, msg: unknown): void {
@@ -188,6 +192,7 @@ class Mirror {
       try {
         const caps = await link.call("system.capabilities");
         this.scripting = caps.scripting;
+        this.keystrokes = caps.keystrokes;
         this.up = true;
         this.opts.log(`paneflow web: connected to the host on ${this.opts.socket}`);
         this.broadcast("host", this.#hostMsg());
@@ -245,6 +250,7 @@ class Mirror {
             state: ev.state,
             tool: ev.tool ?? null,
             message: ev.message ?? null,
+            dialog_id: ev.dialog_id ?? null,
             ts: Date.now(),
           });
         }
@@ -456,6 +462,12 @@ class Mirror {
     }
     const input = this.inputState();
     if (!input.enabled) return fail(input.reason!);
+    if (msg.t === "answer") {
+      // A fleet card's button: any pane (the card names its own), not only the focused one.
+      const refused = await answerFromPage(this.link, this.keystrokes, msg);
+      this.#debounceFleet();
+      return refused ? fail(refused) : undefined;
+    }
     if (tab.focus !== msg.id) return fail(`Input refused: pane ${msg.id} is not the focused tile`);
     const link = this.link;
     if (!link) return fail("Input refused: the host is not reachable");

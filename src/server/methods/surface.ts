@@ -1,5 +1,5 @@
 /**
- * Surface (pane) methods: list, read, search, rename, focus, status, close, send, split.
+ * Surface (pane) methods: list, read, search, rename, focus, status, close, send, answer, split.
  *
  * @module
  */
@@ -9,6 +9,7 @@ import type { HostContext } from "../context.ts";
 import { fence } from "../../agents/fence.ts";
 import { keyBytes } from "../../core/pane/keys.ts";
 import type { Surface } from "../../core/registry.ts";
+import { answerDialog } from "../../agents/answer.ts";
 import { bracketedPaste, LARGE_PROMPT_BYTES, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
 import { dirname } from "../../paths.ts";
 import { prefillPrompt, splitWithWorktree } from "../../up/apply.ts";
@@ -182,6 +183,18 @@ export const surface: FamilyHandlers<"surface"> = {
     await ctx.pool.write(s.id, "bytes" in key ? key.bytes : named.bytes);
     ctx.agents.noteKey(s.id, p.keystroke);
     return { surface_id: s.id, keystroke: p.keystroke };
+  },
+  "surface.answer": async (ctx, p) => {
+    const s = live(ctx.registry.surface(p.surface_id));
+    await ctx.agents.detectUntracked([s], true);
+    return await answerDialog({
+      pool: ctx.pool,
+      agents: ctx.agents,
+      id: s.id,
+      generation: () => s.generation,
+      answer: p.answer,
+      dialogId: p.dialog_id,
+    });
   },
   "surface.split": async (ctx, p) => {
     const { registry } = ctx;

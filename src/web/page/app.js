@@ -102,7 +102,14 @@
         break;
       case "agent": {
         const prev = state.agents.get(m.id) || {};
-        state.agents.set(m.id, { ...prev, state: m.state, message: m.message, tool: m.tool, ts: m.ts });
+        state.agents.set(m.id, {
+          ...prev,
+          state: m.state,
+          message: m.message,
+          tool: m.tool,
+          dialog_id: m.dialog_id,
+          ts: m.ts,
+        });
         renderHead(m.id);
         renderFleet();
         break;
@@ -429,6 +436,8 @@
         state: a.state,
         message: a.message || "",
         age: typeof base === "number" ? `${verb} ${ago(base + elapsed)}` : "",
+        // A dialog the page may answer (surface.answer, guarded by its id).
+        dialog: a.state === "waiting_for_input" && a.dialog_id && state.input.answer ? a.dialog_id : null,
       };
     });
     // The strip is rebuilt only when what it shows changed (ages tick once a second).
@@ -442,6 +451,7 @@
       card.append(el("span", `badge ${r.state}`, r.state.replace(/_/g, " ")));
       if (r.message) card.append(el("div", "msg", r.message));
       if (r.age) card.append(el("div", "age", r.age));
+      if (r.dialog) card.append(answerButtons(r.id, r.dialog));
       card.addEventListener("click", () => openFocus(r.id));
       return card;
     });
@@ -449,6 +459,22 @@
     $("#fleet").replaceChildren(...cards);
   }
   setInterval(() => state.fleet.length && renderFleet(), 1000);
+
+  function answerButtons(id, dialogId) {
+    const row = el("div", "answer");
+    for (const [answer, label] of [["approve", "Approve"], ["deny", "Deny"]]) {
+      const b = el("button", answer, label);
+      b.type = "button";
+      b.dataset.answer = answer;
+      b.addEventListener("click", (e) => {
+        e.stopPropagation(); // not a click on the card (which focuses the pane)
+        row.querySelectorAll("button").forEach((x) => (x.disabled = true));
+        send({ t: "answer", id, answer, dialog_id: dialogId });
+      });
+      row.append(b);
+    }
+    return row;
+  }
 
   // ---- drawing -----------------------------------------------------------
   // One draw per animation frame for the whole tab: the focused view and
