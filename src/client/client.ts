@@ -140,9 +140,15 @@ export class Client {
       if (e instanceof DeadlinePassed) {
         throw new CliFailure(
           `Instance unreachable: connecting to ${path} took over ${secs(timeoutMs)}${TIMEOUT_HINT}`,
+          undefined,
+          { cause: e },
         );
       }
-      throw new CliFailure(`Instance unreachable: no paneflow host answers on ${path}; ${START_HINT}`);
+      throw new CliFailure(
+        `Instance unreachable: no paneflow host answers on ${path}; ${START_HINT}`,
+        undefined,
+        { cause: e },
+      );
     }
     return new Client(conn, path, { timeoutMs });
   }
@@ -164,7 +170,7 @@ export class Client {
     } catch (e) {
       client.close();
       const why = (client.#conn as { failure?: string | null }).failure;
-      if (why) throw new CliFailure(why);
+      if (why) throw new CliFailure(why, undefined, { cause: e });
       throw e;
     }
   }

@@ -112,8 +112,8 @@ export async function resolveMany(client: Client, selector: string): Promise<Pan
 /** A target that names no pane or several; the message lists what there is. */
 export class TargetError extends Error {
   override name = "TargetError";
-  constructor(message: string, readonly candidates: PaneInfo[]) {
-    super(message);
+  constructor(message: string, readonly candidates: PaneInfo[], options?: ErrorOptions) {
+    super(message, options);
   }
 }
 
@@ -165,7 +165,7 @@ export function resolveTarget(target: string | number, panes: PaneInfo[]): PaneI
     try {
       found = matchPanes(t, panes);
     } catch (e) {
-      throw new TargetError(`${(e as Error).message}; ${listing(panes)}`, panes);
+      throw new TargetError(`${(e as Error).message}; ${listing(panes)}`, panes, { cause: e });
     }
     if (found.length === 1) return found[0];
     if (found.length > 1) throw ambiguous(t, "the selector matches", found);

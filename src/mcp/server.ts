@@ -320,7 +320,7 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
         });
         text = r.fenced === true ? r.text : fence(r.text);
       } catch (err) {
-        throw new Error(errorText(err));
+        throw new Error(errorText(err), { cause: err });
       }
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text }] };
     },

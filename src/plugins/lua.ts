@@ -149,7 +149,7 @@ function __pf_call(name, arg) return __pf_exports[name](arg) end`);
       return f();
     } catch (e) {
       const msg = (e instanceof Error ? e.message : String(e)).replace(/^Error: /, "");
-      throw new PluginFailure(`lua plugin \`${this.#name}\` failed: ${msg}`);
+      throw new PluginFailure(`lua plugin \`${this.#name}\` failed: ${msg}`, { cause: e });
     }
   }
 

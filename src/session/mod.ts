@@ -32,6 +32,7 @@
  * @module
  */
 import { RpcError } from "../errors.ts";
+import { ErrorReason } from "../spec/codes.ts";
 import { type Action, PW_KEYS, PW_SIGNALS, PwError, PwLimits, PwMessage } from "../spec/ptywright.ts";
 import type { PanePool } from "../core/pane/pool.ts";
 import type { SessionCall, SessionResults } from "../core/session/worker_api.ts";
@@ -276,8 +277,8 @@ export class Sessions {
     try {
       await this._pool.write(s.surface.id, data);
     } catch (e) {
-      if (e instanceof RpcError && e.data?.reason === "exited") throw closed();
-      throw new RpcError(PwError.Internal, (e as Error).message);
+      if (e instanceof RpcError && e.data?.reason === ErrorReason.Exited) throw closed();
+      throw new RpcError(PwError.Internal, (e as Error).message, undefined, { cause: e });
     }
   }
 
@@ -355,7 +356,7 @@ export class Sessions {
       return await this._pool.session(s.surface.id, call);
     } catch (e) {
       if (!this.#byId.has(id)) throw closed();
-      throw new RpcError(PwError.Internal, (e as Error).message);
+      throw new RpcError(PwError.Internal, (e as Error).message, undefined, { cause: e });
     }
   }
 
@@ -395,7 +396,7 @@ export class Sessions {
     } catch (e) {
       if (e instanceof RpcError) throw e;
       if (!this.#byId.has(id)) throw closed();
-      throw new RpcError(PwError.Internal, (e as Error).message);
+      throw new RpcError(PwError.Internal, (e as Error).message, undefined, { cause: e });
     } finally {
       unwatch();
       signal?.removeEventListener("abort", onAbort);
@@ -465,9 +466,16 @@ async function openRaw(path: string, append: boolean): Promise<void> {
       throw new RpcError(
         PwError.Internal,
         `raw transcript ${path} already exists; refusing to overwrite it (pass raw_transcript_append: true to append)`,
+        undefined,
+        { cause: e },
       );
     }
-    throw new RpcError(PwError.Internal, `cannot open raw transcript ${path}: ${(e as Error).message}`);
+    throw new RpcError(
+      PwError.Internal,
+      `cannot open raw transcript ${path}: ${(e as Error).message}`,
+      undefined,
+      { cause: e },
+    );
   }
   try {
     if (!append) await Deno.chmod(path, 0o600);

@@ -52,6 +52,8 @@ export function policyOf(redact: boolean | undefined, redaction: Redaction | und
         throw new RpcError(
           PwError.InvalidParams,
           `invalid redaction regex \`${source}\`: ${(e as Error).message}`,
+          undefined,
+          { cause: e },
         );
       }
     });

@@ -287,6 +287,8 @@ async function up(ctx: UpHost, st: UpState, params: WorkspaceSpec): Promise<UpRe
     throw new RpcError(
       code,
       `Cannot bring up workspace "${workspace.name}": ${message}; what this call had created was closed again`,
+      undefined,
+      { cause: e },
     );
   }
 

@@ -68,7 +68,9 @@ export default defineVerb({
             }) as { state: { state: string; metadata?: { turn?: { text?: string } } } };
           } catch (e) {
             const { CliFailure } = await import("../errors.ts");
-            if ((e as { code?: number }).code === -32001) throw new CliFailure((e as Error).message, 4);
+            if ((e as { code?: number }).code === -32001) {
+              throw new CliFailure((e as Error).message, 4, { cause: e });
+            }
             throw e;
           }
           if (opts.text) console.log(r.state.metadata?.turn?.text ?? "");

@@ -76,7 +76,7 @@ export default defineVerb({
       try {
         regex = new RegExp(opts.pattern);
       } catch (e) {
-        throw new UsageError(`Invalid --pattern: ${(e as Error).message}`);
+        throw new UsageError(`Invalid --pattern: ${(e as Error).message}`, { cause: e });
       }
     }
     const settle = opts.settle ?? DEFAULT_SETTLE_MS;

@@ -27,6 +27,7 @@ import pty from "@lydell/node-pty";
 import type xterm from "@xterm/headless";
 import { CHANGE_FLUSH_MS, type SpawnRequest } from "./worker_api.ts";
 import { PtyInput } from "./pty_input.ts";
+import { PaneError, PaneErrorCode } from "./errors.ts";
 import { canSpawnDirect, DirectPty, type PanePty } from "./host_pty.ts";
 import { closeOnExecAll, wrapSpawn } from "../isolation/spawn.ts";
 import {
@@ -486,7 +487,7 @@ function startPty(req: SpawnRequest): PanePty {
 /** The pane `id`, or an error. */
 export function mustGet(id: number): Pane {
   const pane = panes.get(id);
-  if (!pane) throw new Error(`No pane ${id} in worker`);
+  if (!pane) throw new PaneError(PaneErrorCode.NoPane, `No pane ${id} in worker`);
   return pane;
 }
 

@@ -186,7 +186,7 @@ const handlers: { [K in M]: Handler<K> } = {
     try {
       validateManifest(p.manifest);
     } catch (e) {
-      throw new RpcError(PwError.InvalidParams, (e as Error).message);
+      throw new RpcError(PwError.InvalidParams, (e as Error).message, undefined, { cause: e });
     }
     return { valid: true };
   },
