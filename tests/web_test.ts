@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * `paneflow web` (issue 18): the separate web process in front of a real
+ * `paneflow web` (docs/web.md): the separate web process in front of a real
  * host, checked over plain HTTP/WebSocket (auth, Origin, CORS, the write
  * gate) and in a real browser (Debian's chromium via playwright-core): text
  * and colours in the tiles, live panes, input off and on, an agent badge that

@@ -5,7 +5,7 @@
  * @module
  */
 
-/** Agent states (seed 000). */
+/** Agent states (docs/agents.md). */
 export type AgentState =
   | "thinking"
   | "waiting_for_input"

@@ -364,7 +364,9 @@ export class Client {
     if (res.error) throw toRpcError(res.error as WireError);
     const result = res.result as Record<string, unknown> | undefined;
     if (result && typeof result === "object" && "error" in result && Object.keys(result).length === 1) {
-      // Legacy `{"error": ...}` result shape: treat as a failure (seed 000).
+      // Paneflow's scripting reference says some legacy validation errors still come back as a
+      // `{"error": ...}` result, and a client treats it as a failure:
+      // https://github.com/ArthurDEV44/paneflow/blob/main/docs/user/scripting.md
       throw new CliFailure(String(result.error), ExitCode.Failure);
     }
     return result as T;

@@ -1,11 +1,11 @@
 /**
- * Selectors (SPEC §3), in one place for the CLI, flows and the MCP bridge.
+ * Selectors (docs/cli.md), in one place for the CLI, flows and the MCP bridge.
  *
  * Strict mode (the CLI): a number is an exact surface_id; `cmdline:<substr>`
  * matches the foreground argv; `cwd:<path>` the pane's working directory;
  * anything else is an exact pane name. Selectors search all workspaces.
  *
- * Forgiving mode (the MCP bridge, SPEC §8): an LLM names a
+ * Forgiving mode (the MCP bridge, docs/mcp.md): an LLM names a
  * pane the way it saw it: a surface_id, a name in the wrong case, the start
  * of a name, a `cmdline:`/`cwd:` selector, or a `pane://` resource URI. The
  * rules, first match wins:

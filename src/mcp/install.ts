@@ -1,6 +1,6 @@
 /**
  * `paneflow mcp install | status | uninstall`: registers the MCP bridge in
- * the coding agents' own config files (SPEC §8).
+ * the coding agents' own config files (docs/mcp.md).
  *
  * | agent       | file                                                 | entry                           |
  * | ----------- | ---------------------------------------------------- | ------------------------------- |

@@ -37,7 +37,10 @@ load = function(chunk, name, _mode, env)
 end
 `;
 
-/** The host API: tag constructors, present per declared permission (ptywright-api.md §2). */
+/**
+ * The host API: tag constructors, present per declared permission (as ptywright's
+ * https://github.com/utensils/ptywright/blob/main/src/lua_plugin.rs).
+ */
 function hostApi(perms: Set<string>): string {
   const parts = ["ptywright = {}"];
   if (perms.has("input.write") || perms.has("session.kill")) parts.push("ptywright.action = {}");

@@ -1,7 +1,8 @@
 /**
  * Plugin manifests (TOML or JSON): the schema, ptywright's validation in its
  * order with its messages, and loading from disk with the entrypoint kept
- * inside the manifest's directory (ptywright-api.md §1).
+ * inside the manifest's directory (ptywright's `PluginManifest`,
+ * https://github.com/utensils/ptywright/blob/main/src/plugin.rs).
  *
  * @module
  */

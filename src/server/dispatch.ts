@@ -74,7 +74,7 @@ export async function call(
   params: unknown,
   conn: Connection = internalConnection(),
 ): Promise<unknown> {
-  // ptywright's family (seed 003) has its own table and error texts.
+  // ptywright's family (docs/ptywright.md) has its own table and error texts.
   if (isPtywrightMethod(method)) return await callPtywright(ctx, method, params, conn);
   if (!Object.hasOwn(methods, method)) {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: "${method}"`);

@@ -1,5 +1,5 @@
 /**
- * ptywright sessions (seed 003, SPEC §9) on the host's main thread.
+ * ptywright sessions (docs/ptywright.md) on the host's main thread.
  *
  * A session is an ordinary pane, in a workspace of its own sized to the
  * session (so `ls --all`, `read`, `search`, `watch` and `attach` see it; its
@@ -10,12 +10,12 @@
  * the id registry and turns calls into worker requests. A pane made by other
  * verbs is never a session: `session.*` cannot reach it.
  *
- * ## Internal API (for adapters, the plugins issue, and the handlers)
+ * ## Internal API (for adapters, plugins and the handlers)
  *
  * ```ts
  * const sessions: Sessions = ctx.sessions!;
  * const s = await sessions.create({ program: "/bin/sh", args: ["-lc", "cat"], rows: 40, cols: 120 });
- * await sessions.input(s.id, { type: "text", value: "hi\n" });          // every seed-003 action
+ * await sessions.input(s.id, { type: "text", value: "hi\n" });          // every ptywright action
  * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult (waitJson: text, waitRaw: wire bytes), or RpcError
  * //   -32001 timeout, -32002 closed / can no longer match, -32005 cancelled (cancel: opts.signal)
  * const snap = await sessions.snapshot(s.id);                          // unredacted ScreenSnapshot

@@ -14,8 +14,8 @@ import { PaneioConfig, QueueConfig } from "./paneio.ts";
  * Pane workers when the config names none: one more than the cores (at
  * least 2, at most 8). A worker whose panes someone watches rests between
  * its turns of floods; with a worker more than cores, the others use the
- * core it leaves (20 floods of the build mix on 2 cores, one pane watched:
- * 18.9 MiB/s with 2 workers, 24.1 with 3; bench/corpus.ts, 2026-11-27).
+ * core it leaves (docs/performance.md, "Figures behind constants in the
+ * code").
  */
 export const DEFAULT_PANE_WORKERS = Math.min(8, Math.max(2, (navigator.hardwareConcurrency || 1) + 1));
 

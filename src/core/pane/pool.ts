@@ -382,10 +382,8 @@ export class PanePool {
    * one whose panes someone watches while another worker has none watched.
    * A worker reads and parses its panes one chunk after another, so output
    * of a watched pane waits behind every flood of its worker; on a worker of
-   * its own it is read as it comes (20 floods of the log and build mixes and
-   * a watched 21st pane: output -> frame p99 4.5 and 5.1 ms on a worker of
-   * its own, 18.1 and 15.6 ms beside a third of the floods with every worker
-   * pacing; bench/corpus.ts, 2026-11-27).
+   * its own it is read as it comes, several times sooner (docs/performance.md,
+   * "Figures behind constants in the code").
    */
   #placement(): Slot {
     const live = this.#slots.filter((s) => !s.failed);

@@ -1,5 +1,5 @@
 /**
- * ptywright's `adapter.*` and `plugin.*` families (seed 003): validation,
+ * ptywright's `adapter.*` and `plugin.*` families (docs/plugins.md): validation,
  * permission gating per method, and dispatch into src/plugins/. The
  * handlers only translate; the work is in src/plugins/.
  *
