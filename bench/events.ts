@@ -1,5 +1,5 @@
 /**
- * Event latency (issue 3), measured in one run:
+ * Event latency (docs/performance.md), measured in one run:
  *
  * 1. Output → `surface_changed` frame: a pane runs bench/_stamp.ts, which
  *    prints a wall-clock timestamp the moment it reads a line; an unfiltered

@@ -1,5 +1,5 @@
 /**
- * PaneIO queue benchmarks (issue 16), run on their own:
+ * PaneIO queue benchmarks (docs/paneio.md), run on their own:
  *
  *   deno run -A bench/paneio.ts [--runs N] [--backlog N]
  *

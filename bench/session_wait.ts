@@ -1,5 +1,5 @@
 /**
- * `session.wait` latency (issue 14): from the matching output to the wait's
+ * `session.wait` latency (docs/ptywright.md): from the matching output to the wait's
  * answer (its last byte read by the client, before the client parses it). A
  * session runs bench/_stamp.ts, which prints `<token> <wall-clock
  * ms>` the moment it reads a line; connection A has a `session.wait` for the

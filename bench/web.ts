@@ -1,5 +1,5 @@
 /**
- * What `paneflow web` costs the host (issue 18): 20 busy panes (each prints a
+ * What `paneflow web` costs the host (docs/web.md): 20 busy panes (each prints a
  * coloured line every 10 ms, in two tiled workspaces of 10), measured first
  * without the web view and then with `paneflow web` and 10 tabs open on it,
  * in the same run:

@@ -4,7 +4,7 @@
  * ending with a unique end marker line, so a reader knows the terminal has
  * parsed the last byte when the marker is on screen.
  *
- * - `log`: the log-like mix of issue 17: 50 % timestamped log lines, 25 %
+ * - `log`: a log-like mix: 50 % timestamped log lines, 25 %
  *   lines of 2–8 SGR-coloured tokens (16-colour, bold, underline, inverse,
  *   256-colour, true colour), 7 % long lines that wrap at 200 columns, 5 %
  *   blank, 6 % tab-indented `file.ts:12:34<TAB>message` lines, 7 % lines

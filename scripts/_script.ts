@@ -13,8 +13,8 @@ export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname)
 
 /** A task that cannot be done; `code` is the exit code (2 for usage). */
 export class Failure extends Error {
-  constructor(message: string, readonly code = 1) {
-    super(message);
+  constructor(message: string, readonly code = 1, options?: ErrorOptions) {
+    super(message, options);
   }
 }
 
@@ -36,7 +36,7 @@ export function parseOptions<const O extends ParseArgsOptionsConfig>(
       allowPositionals: false,
     });
   } catch (e) {
-    throw new Failure(`${(e as Error).message}\n\n${usage}`, 2);
+    throw new Failure(`${(e as Error).message}\n\n${usage}`, 2, { cause: e });
   }
   if ((parsed.values as { help?: boolean }).help) {
     console.log(usage);

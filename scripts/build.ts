@@ -119,7 +119,9 @@ function clearOut(out: string): void {
     names = [...Deno.readDirSync(out)].map((e) => e.name);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return;
-    if (e instanceof Deno.errors.NotADirectory) throw new Failure(`${out} is a file, not a directory`, 2);
+    if (e instanceof Deno.errors.NotADirectory) {
+      throw new Failure(`${out} is a file, not a directory`, 2, { cause: e });
+    }
     throw e;
   }
   if (names.length && !names.includes(MARKER)) {

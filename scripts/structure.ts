@@ -3,8 +3,10 @@
  * test command; run it alone with `deno run -A scripts/structure.ts`):
  *
  * - no import circles among `src/` modules (type-only imports count too: a
- *   circle of types is still two modules that cannot be understood apart);
- * - no module over 600 lines;
+ *   circle of types is still two modules that cannot be understood apart;
+ *   the web page's `.js` modules count too, and the page's loader could not
+ *   link a circle);
+ * - no module over 600 lines (`.ts` and `.js`);
  * - at most 10 modules directly in `src/server/`;
  * - no stray files at the root;
  * - the folders' layers: `src/core/` (what every feature stands on) imports
@@ -41,13 +43,13 @@ const ROOT_FILES = new Set([
   "tests",
 ]);
 
-/** Every `.ts` module under `dir` (tests included when `tests`). */
-function modules(dir: string, tests = false): string[] {
+/** Every `.ts` and `.js` module under `dir` (tests included when `tests`): the web page's modules count too. */
+export function modules(dir: string, tests = false): string[] {
   const out: string[] = [];
   for (const e of Deno.readDirSync(dir)) {
     const path = `${dir}/${e.name}`;
     if (e.isDirectory) out.push(...modules(path, tests));
-    else if (e.name.endsWith(".ts") && (tests || !e.name.endsWith("_test.ts"))) out.push(path);
+    else if (/\.[tj]s$/.test(e.name) && (tests || !e.name.endsWith("_test.ts"))) out.push(path);
   }
   return out.sort();
 }

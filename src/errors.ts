@@ -13,23 +13,27 @@ export class UsageError extends Error {
   readonly exitCode: number = ExitCode.Usage;
 }
 
-/** A failure with an exit code chosen by the verb. */
+/** A failure with an exit code chosen by the verb; `options.cause` keeps the error it wraps. */
 export class CliFailure extends Error {
   override name = "CliFailure";
-  constructor(message: string, readonly exitCode: number = ExitCode.Failure) {
-    super(message);
+  constructor(message: string, readonly exitCode: number = ExitCode.Failure, options?: ErrorOptions) {
+    super(message, options);
   }
 }
 
-/** A JSON-RPC error, on either side of the socket. */
+/**
+ * A JSON-RPC error, on either side of the socket. `options.cause` keeps the
+ * error it wraps (host side: the log shows it, the wire never does).
+ */
 export class RpcError extends Error {
   override name = "RpcError";
   constructor(
     readonly code: number,
     message: string,
     readonly data?: { reason?: string; [k: string]: unknown },
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 
   /** The exit code a CLI verb should give for this error. */
@@ -61,4 +65,23 @@ export function describeError(err: unknown): { message: string; exitCode: number
   }
   const message = err instanceof Error ? err.message : String(err);
   return { message: `Internal error: ${message}`, exitCode: ExitCode.Failure };
+}
+
+/** How many wrapped errors {@link errorChain} follows before it stops. */
+const CHAIN_DEPTH = 8;
+
+/**
+ * An error's stack, then the stack of each error it wraps (`cause`), one
+ * "caused by:" block each: a log line that leads to where it went wrong.
+ */
+export function errorChain(err: unknown): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  for (let e = err; e !== undefined && !seen.has(e) && parts.length < CHAIN_DEPTH;) {
+    seen.add(e);
+    const text = e instanceof Error ? e.stack ?? `${e.name}: ${e.message}` : String(e);
+    parts.push(parts.length ? `caused by: ${text}` : text);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join("\n");
 }

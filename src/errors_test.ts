@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CliFailure, describeError, RpcError, UsageError } from "./errors.ts";
+import { CliFailure, describeError, errorChain, RpcError, UsageError } from "./errors.ts";
 import { ErrorCode, ErrorReason } from "./spec/codes.ts";
 
 Deno.test("RpcError.exitCode maps reasons and codes to exit codes", () => {
@@ -58,4 +58,22 @@ Deno.test("describeError maps errors of another copy of these classes by their e
     }
   }
   assert.deepEqual(describeError(new CopyOfCliFailure("no pane", 3)), { message: "no pane", exitCode: 3 });
+});
+
+Deno.test("errorChain prints each wrapped error's stack, outermost first", () => {
+  const root = new TypeError("x is undefined");
+  const mid = new Error("Cannot start pane: x is undefined", { cause: root });
+  const top = new RpcError(ErrorCode.InternalError, "wrapped", undefined, { cause: mid });
+  const text = errorChain(top);
+  const at = (s: string) => text.indexOf(s);
+  assert.ok(at("RpcError: wrapped") === 0, text);
+  assert.ok(at("caused by: Error: Cannot start pane") > 0, text);
+  assert.ok(at("caused by: TypeError: x is undefined") > at("caused by: Error: Cannot start pane"), text);
+  assert.match(text, /at .*errors_test\.ts/, "the stacks are kept");
+  assert.equal(errorChain("boom"), "boom");
+  // A cycle stops the chain instead of looping.
+  const a = new Error("a");
+  const b = new Error("b", { cause: a });
+  a.cause = b;
+  assert.equal(errorChain(a).split("caused by:").length, 2);
 });

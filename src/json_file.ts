@@ -13,7 +13,7 @@ export async function readConfigText(path: string): Promise<{ text: string; exis
     return { text: await Deno.readTextFile(path), exists: true };
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return { text: "", exists: false };
-    throw new CliFailure(`Cannot read ${path}: ${(e as Error).message}`);
+    throw new CliFailure(`Cannot read ${path}: ${(e as Error).message}`, undefined, { cause: e });
   }
 }
 
@@ -30,6 +30,8 @@ export async function readJsonObject(
   } catch (e) {
     throw new CliFailure(
       `Refusing to edit ${path}: it is not valid JSON (${(e as Error).message}); fix it first`,
+      undefined,
+      { cause: e },
     );
   }
   if (!data || typeof data !== "object" || Array.isArray(data)) {

@@ -1,5 +1,5 @@
 /**
- * Where the host's socket lives (SPEC §2) and how to start this program
+ * Where the host's socket lives (README.md) and how to start this program
  * again (for `serve --detach`). No dependencies: the CLI path imports this.
  *
  * @module

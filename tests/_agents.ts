@@ -11,7 +11,7 @@ import type { ClaudeEnv, ClaudeEnvOptions } from "./_claude.ts";
 import { type TestHost, waitUntil } from "./_harness.ts";
 import { type MockAnthropic, startMockAnthropic } from "./_mock_anthropic.ts";
 
-/** The seed's status fields, in the seed's order (SPEC §5), then the dialog on screen. */
+/** Paneflow's status fields, in its order (docs/agents.md; https://github.com/ArthurDEV44/paneflow/blob/main/docs/user/scripting.md), then the dialog on screen. */
 export const STATUS_FIELDS = [
   "pid",
   "tool",
@@ -144,7 +144,7 @@ export async function waitScreen(
   }
 }
 
-/** `paneflow status <pane> --json`, checked to carry exactly the seed's fields. */
+/** `paneflow status <pane> --json`, checked to carry exactly Paneflow's fields. */
 export async function status(host: TestHost, pane: string): Promise<AgentStatus> {
   const s = await host.json<AgentStatus>(["status", pane, "--json"]);
   assert.deepEqual(Object.keys(s).sort(), [...STATUS_FIELDS].sort(), "status --json fields");

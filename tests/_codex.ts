@@ -2,7 +2,7 @@
  * The real Codex CLI for tests: `@openai/codex` installed once from npm into
  * the test cache, run as its native binary with an isolated CODEX_HOME whose
  * config.toml skips every first-run dialog and points Codex at a mock
- * Responses API (tests/_mock_openai.ts). See agents-offline.md §2.
+ * Responses API (tests/_mock_openai.ts). See docs/agents.md, Tests.
  *
  * @module
  */

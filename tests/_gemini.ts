@@ -2,7 +2,7 @@
  * The real Gemini CLI for tests: `@google/gemini-cli` installed once from
  * npm into the test cache, run with node and an isolated HOME whose
  * `.gemini/settings.json` skips the folder-trust and auth dialogs; the API
- * is tests/_mock_gemini.ts (GOOGLE_GEMINI_BASE_URL). See agents-offline.md §3.
+ * is tests/_mock_gemini.ts (GOOGLE_GEMINI_BASE_URL). See docs/agents.md, Tests.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * A mock Gemini API for driving the real Gemini CLI offline
- * (agents-offline.md §3.1). `Deno.serve` on 127.0.0.1 (port 0); use its URL
+ * (docs/agents.md, Tests). `Deno.serve` on 127.0.0.1 (port 0); use its URL
  * as GOOGLE_GEMINI_BASE_URL.
  *
  * `POST /v1beta/models/<m>:streamGenerateContent?alt=sse` streams

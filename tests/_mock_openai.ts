@@ -1,6 +1,6 @@
 /**
  * A mock OpenAI Responses API for driving the real Codex CLI offline
- * (agents-offline.md §2.1). `Deno.serve` on 127.0.0.1 (port 0).
+ * (docs/agents.md, Tests). `Deno.serve` on 127.0.0.1 (port 0).
  *
  * `POST /v1/responses` streams the SSE events Codex 0.169 accepts
  * (response.created → output_item.added → content_part.added →

@@ -1,6 +1,6 @@
 /**
- * The directive language the Codex and Gemini mocks share (the same as the
- * mocks in agents-offline.md §4): the reply to a turn is scripted by the
+ * The directive language the Codex and Gemini mocks share (docs/agents.md,
+ * Tests): the reply to a turn is scripted by the
  * prompt the test typed, so a test drives the real agent with nothing but
  * `paneflow send --submit`.
  *

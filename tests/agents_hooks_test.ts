@@ -1,5 +1,5 @@
 /**
- * Agents with hooks (SPEC §5, issue 4): `paneflow hooks setup|status|uninstall`
+ * Agents with hooks (docs/agents.md): `paneflow hooks setup|status|uninstall`
  * on Claude Code's settings.json, then the real Claude Code 2.1.328 (hooked by
  * that setup) in a pane of a real host against the mock Messages API, seen
  * only through paneflow's verbs: `status --json`, `watch`, `explain`, `ps`,
@@ -318,7 +318,7 @@ Deno.test("hooked Claude Code: a turn, a permission dialog, an interrupt, an API
         assert.equal(r.status, "submitted", r.evidence);
         timings.submit_ms = r.elapsed_ms;
         const s = await waitStatus(host, "cc", "finished", (s) => s.state === "finished");
-        // Exactly the seed's fields (status() checks the key set) with these values.
+        // Exactly Paneflow's fields (status() checks the key set) with these values.
         assert.deepEqual(Object.keys(s).sort(), [...STATUS_FIELDS].sort());
         assert.equal(s.last_result, "Hello from the mock API.");
         assert.equal(s.hooked, true);

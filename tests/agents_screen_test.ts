@@ -1,5 +1,5 @@
 /**
- * Agents without hooks (SPEC §5, issue 4): the real Claude Code 2.1.328 in a
+ * Agents without hooks (docs/agents.md): the real Claude Code 2.1.328 in a
  * pane, with no paneflow hooks installed, against the mock Messages API. Its
  * state comes from process detection and screen classification alone
  * (`hooked: false`, `reason: "no_hook"`), seen through `status --json`,

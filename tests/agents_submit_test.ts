@@ -1,6 +1,6 @@
 /**
- * The submit transaction against the real Claude Code 2.1.328 (SPEC §5, issue
- * 4): 50 consecutive `send --submit` to one hooked agent all report
+ * The submit transaction against the real Claude Code 2.1.328 (docs/agents.md):
+ * 50 consecutive `send --submit` to one hooked agent all report
  * `submitted`, and each of the 50 prompts reaches the mock API as its own
  * request (none lost, none folded into another); a prompt sent while the
  * agent is busy reports `queued` and still runs as its own turn.

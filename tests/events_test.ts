@@ -1,5 +1,5 @@
 /**
- * The event bus over the socket (SPEC §4) and `paneflow watch` (SPEC §3):
+ * The event bus over the socket and `paneflow watch` (docs/cli.md, Waiting and events):
  * frame order and fields, filters, -32602 for unknown types, coalescing under
  * a flood, shedding a subscriber that never reads (with an exact `dropped`
  * count at the right place) while others and `system.ping` stay prompt,

@@ -1,7 +1,7 @@
 /**
  * The example flows: every `examples/*.flow.toml` validates (agents mapped to
  * `sh` in the config, so no agent needs to be installed), a workspace example
- * sits beside them, and SPEC §7's review flow runs unchanged with stand-in
+ * sits beside them, and the review flow runs unchanged with stand-in
  * agents (a script that answers each line it is given).
  */
 import assert from "node:assert/strict";
@@ -39,7 +39,7 @@ Deno.test("examples: every flow validates when its agents exist; team.workspace.
   }
 });
 
-Deno.test("examples: SPEC §7's review flow runs unchanged with stand-in agents", async () => {
+Deno.test("examples: the review flow runs unchanged with stand-in agents", async () => {
   const dir = await Deno.makeTempDir({ prefix: "pf-agent-" });
   const agent = `${dir}/agent.sh`;
   // Answers each line of a submitted prompt; the DONE: line is impl's ready marker.
@@ -49,7 +49,7 @@ Deno.test("examples: SPEC §7's review flow runs unchanged with stand-in agents"
   });
   try {
     await withHost({ config }, async (host) => {
-      // A verbatim copy of ../shared/spec/examples/review.flow.toml, with api/ and web/ beside it.
+      // The review flow in the format Paneflow documents, with api/ and web/ beside it.
       const flow = `${ROOT}tests/fixtures/flow/valid/review.toml`;
       const r = await host.cli(["flow", "run", flow, "--json"]);
       assert.equal(r.code, 0, `exit ${r.code}\n${r.stdout}\n--- stderr ---\n${r.stderr}`);

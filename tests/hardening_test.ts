@@ -1,5 +1,5 @@
 /**
- * Hardening (issue 20): connection budgets, who holds the slots, stalled
+ * Hardening (docs/hardening.md): connection budgets, who holds the slots, stalled
  * event readers shed, `wait` on one connection, `system.stats`.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 1: a pane's program starts with exactly its own terminal.
+ * A pane's program starts with exactly its own terminal.
  * From inside panes made by every path (new, split, up, an agent launcher,
  * a flow step; spread over both pane workers) a probe lists its
  * descriptors, writes a token into every one above 2 and tries to read

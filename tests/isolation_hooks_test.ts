@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 4: hook frames belong to their pane. A frame for a surface
+ * Hook frames belong to their pane. A frame for a surface
  * is accepted only with that pane's PANEFLOW_PANE_TOKEN (which `paneflow
  * ai-hook` inside the pane sends); a forged one, from any connection or
  * from another pane, is refused with a clear error and counted in

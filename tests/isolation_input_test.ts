@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 3: a closed pane's descriptor is never written again. A
+ * A closed pane's descriptor is never written again. A
  * 200 KB send into a pane that does not read waits in PtyInput's retry
  * loop; the pane is closed, and a new pane and a new client connection
  * (which may get the closed master's descriptor number) receive nothing.

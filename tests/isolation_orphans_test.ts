@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 2: no orphans. Panes run a program that ignores SIGHUP, a
+ * No orphans (docs/security.md). Panes run a program that ignores SIGHUP, a
  * `setsid` child, a `nohup` job, an interactive bash's background job and
  * plain `sleep`s. After SIGKILL of the host all are gone within 2 s (the
  * watchdog); on a clean stop too (SIGHUP, SIGKILL after

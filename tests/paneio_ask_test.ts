@@ -1,6 +1,6 @@
 /**
  * PaneIO reply by marker, readiness and clearing against real shells
- * (issue 16, SPEC §10): `ask` in sh and bash with their default prompts,
+ * (docs/paneio.md): `ask` in sh and bash with their default prompts,
  * a marker inside the echoed command, multi-line replies, a timeout (exit
  * 4); `ready` while `sleep` runs and after; `clear`.
  */

@@ -1,6 +1,6 @@
 /**
  * Queue delivery to the real Claude Code 2.1.328 against the offline mock
- * API (issue 16): a message to the pane named like the recipient is typed
+ * API (docs/paneio.md): a message to the pane named like the recipient is typed
  * through the submit transaction, and completes with the turn's final text
  * as `metadata.result`; the status file follows the agent. `ask` against
  * the same agent returns the reply up to the marker.

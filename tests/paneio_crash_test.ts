@@ -1,5 +1,5 @@
 /**
- * Crash safety of queue delivery (issue 16): the host is killed with
+ * Crash safety of queue delivery (docs/paneio.md): the host is killed with
  * SIGKILL in the middle of delivering, then restarted on the same queue;
  * nothing is lost (every message ends completed or failed) and nothing is
  * doubled (no message runs twice; one left in progress is marked failed

@@ -1,6 +1,6 @@
 /**
- * The durable YAML message queue (issue 16, seed 002, SPEC §10): the seed's
- * example file dropped into queue/ by hand is delivered to `middle_manager`
+ * The durable YAML message queue (docs/paneio.md): the docs' example
+ * file dropped into queue/ by hand is delivered to `middle_manager`
  * and ends completed; writers racing on one file lose nothing; 100 messages
  * from 4 writers at once to 2 recipients are each delivered exactly once, in
  * order per sender; bad files are reported with file:line and left untouched.
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
 import { ROOT, runCli, waitUntil, withHost } from "./_harness.ts";
 
-const SEED = `# queue/grand_boss_to_middle_manager.yaml
+const EXAMPLE = `# queue/grand_boss_to_middle_manager.yaml
 id: msg-a1b2c3d4
 from: grand_boss
 to: middle_manager
@@ -95,10 +95,10 @@ Deno.test("queue delivery", async (t) => {
         },
       );
 
-      await t.step("the seed's example file, dropped in by hand, is delivered and completed", async () => {
-        // Written the way a person or the seed's orchestrator would: plain write, then rename into place.
-        await Deno.writeTextFile(`${work}/seed.yaml`, SEED);
-        await Deno.rename(`${work}/seed.yaml`, `${root}/queue/grand_boss_to_middle_manager.yaml`);
+      await t.step("the docs' example file, dropped in by hand, is delivered and completed", async () => {
+        // Written the way a person or an orchestrator would: plain write, then rename into place.
+        await Deno.writeTextFile(`${work}/example.yaml`, EXAMPLE);
+        await Deno.rename(`${work}/example.yaml`, `${root}/queue/grand_boss_to_middle_manager.yaml`);
         const done = await waitUntil("completed", async () => {
           const m = (await messages(root)).find((x) => x.id === "msg-a1b2c3d4");
           return m?.status === "completed" ? m : null;
@@ -197,30 +197,33 @@ Deno.test("queue delivery", async (t) => {
         const bad: Record<string, string> = {
           "a_to_middle_manager.yaml":
             "id: x\nfrom: a\nto: middle_manager\ntype: task\nstatus: pending\ncontent: [unclosed\n",
-          "b_to_middle_manager.yaml": SEED.replace("grand_boss", "b").replace("msg-a1b2c3d4", "msg-b")
+          "b_to_middle_manager.yaml": EXAMPLE.replace("grand_boss", "b").replace("msg-a1b2c3d4", "msg-b")
             .replace(
               "category: analysis",
               "category: analysis\nsurprise: 1",
             ).replace("metadata:", "extra: field\nmetadata:"),
-          "c_to_middle_manager.yaml": SEED.replace("grand_boss", "c").replace("type: task", "type: 42"),
-          "d_to_bad name.yaml": SEED.replace("grand_boss", "d").replace("to: middle_manager", "to: bad name"),
+          "c_to_middle_manager.yaml": EXAMPLE.replace("grand_boss", "c").replace("type: task", "type: 42"),
+          "d_to_bad name.yaml": EXAMPLE.replace("grand_boss", "d").replace(
+            "to: middle_manager",
+            "to: bad name",
+          ),
           // A message in another channel's file; the same id twice in one file.
-          "f_to_middle_manager.yaml": SEED.replace("grand_boss", "g"),
-          "h_to_middle_manager.yaml": `${SEED.replaceAll("grand_boss", "h")}---\n${
-            SEED.replaceAll("grand_boss", "h").replace("content: |\n  ", "content: |\n  again ")
+          "f_to_middle_manager.yaml": EXAMPLE.replace("grand_boss", "g"),
+          "h_to_middle_manager.yaml": `${EXAMPLE.replaceAll("grand_boss", "h")}---\n${
+            EXAMPLE.replaceAll("grand_boss", "h").replace("content: |\n  ", "content: |\n  again ")
           }`,
         };
         for (const [name, text] of Object.entries(bad)) {
           await Deno.writeTextFile(`${root}/queue/${name}`, text);
         }
         // Bytes that are not UTF-8.
-        const latin1 = new TextEncoder().encode(SEED.replace("grand_boss", "i"));
+        const latin1 = new TextEncoder().encode(EXAMPLE.replace("grand_boss", "i"));
         latin1[latin1.indexOf(0xe3)] = 0xff;
         await Deno.writeFile(`${root}/queue/i_to_middle_manager.yaml`, latin1);
         // 10 MiB.
         await Deno.writeTextFile(
           `${root}/queue/e_to_middle_manager.yaml`,
-          SEED.replace("grand_boss", "e").replace(
+          EXAMPLE.replace("grand_boss", "e").replace(
             "content: |\n  ",
             `content: |\n  ${"x".repeat(10 * 1024 * 1024)}\n  `,
           ),
@@ -259,7 +262,7 @@ Deno.test("queue delivery", async (t) => {
         // Fixing a file (any change that makes it valid) makes its message count again.
         await Deno.writeTextFile(
           `${root}/queue/.c.tmp`,
-          SEED.replaceAll("grand_boss", "c").replace("content: |\n  ", "content: |\n  echo fixed-c; : "),
+          EXAMPLE.replaceAll("grand_boss", "c").replace("content: |\n  ", "content: |\n  echo fixed-c; : "),
         );
         await Deno.rename(`${root}/queue/.c.tmp`, `${root}/queue/c_to_middle_manager.yaml`);
         const fixed = await waitUntil("the fixed file's message completed", async () => {

@@ -1,6 +1,6 @@
 /**
- * Queue files written over while the host works on them (issue 16: "a file
- * replaced mid-read"): an editor saving the file again and again (temp file
+ * Queue files written over while the host works on them ("a file replaced
+ * mid-read"): an editor saving the file again and again (temp file
  * and rename, as docs/paneio.md asks) while the host reads it and delivers
  * from it loses and doubles nothing; a stale save that puts back an older
  * copy of a delivered message does not deliver it again, and the host writes

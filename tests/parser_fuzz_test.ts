@@ -1,5 +1,5 @@
 /**
- * Parser fuzz (issue 20): seeded mutations of the valid fixtures fed to the
+ * Parser fuzz (docs/hardening.md): seeded mutations of the valid fixtures fed to the
  * parsers directly — `up` specs, flows, the config and hook stdin. Every
  * input either loads or gets located error lines (file:line:col for the
  * TOML formats, file:line:col or the key for the config); never a stack

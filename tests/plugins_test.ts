@@ -1,6 +1,6 @@
 /**
- * Plugins and adapters over `paneflow serve --stdio` (seed 003 `adapter.*`,
- * `plugin.*`): a third-party Lua plugin for the echo TUI loaded with
+ * Plugins and adapters over `paneflow serve --stdio` (`adapter.*`,
+ * `plugin.*`; docs/plugins.md): a third-party Lua plugin for the echo TUI loaded with
  * plugin.load and driven through start/send/wait/turn/inspect/close,
  * permission gating, the sandbox and budgets, manifest checks, entrypoint
  * escapes, registry rules and wait cancellation across connections.

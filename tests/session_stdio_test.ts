@@ -1,6 +1,7 @@
 /**
- * ptywright's protocol on `paneflow serve --stdio`, both framings: seed 003's
- * request examples piped in verbatim, the request rules (no id → no answer,
+ * ptywright's protocol on `paneflow serve --stdio`, both framings: the request
+ * examples of ptywright's JSON-RPC reference (https://github.com/utensils/ptywright/blob/main/website/reference/json-rpc.md)
+ * piped in verbatim, the request rules (no id → no answer,
  * -32700 with id null, jsonrpc "2.0", redacted errors), the echo TUI round
  * trip, and notifications (response first, off → on seeding, per session
  * changed / output / exited).
@@ -8,7 +9,7 @@
 import assert from "node:assert/strict";
 import { FIXTURES, type Msg, spawnPaneflow, startStdio } from "./_pw.ts";
 
-const SEED_NDJSON = [
+const REFERENCE_NDJSON = [
   `{ "jsonrpc": "2.0", "id": 1, "method": "server.capabilities" }`,
   `{"jsonrpc":"2.0","id":2,"method":"session.create","params":{"program":"/bin/sh","args":["-lc","printf ready"],"rows":24,"cols":80}}`,
   `{ "jsonrpc": "2.0", "id": 3, "method": "session.list" }`,
@@ -39,8 +40,8 @@ async function pipe(input: string, framing: "ndjson" | "lsp" = "ndjson") {
   }
 }
 
-Deno.test("seed 003: every request example piped in verbatim answers as documented; exit 0 at EOF", async () => {
-  const { code, stdout } = await pipe(SEED_NDJSON.join("\n") + "\n");
+Deno.test("ptywright's reference: every request example piped in verbatim answers as documented; exit 0 at EOF", async () => {
+  const { code, stdout } = await pipe(REFERENCE_NDJSON.join("\n") + "\n");
   assert.equal(code, 0);
   const lines = stdout.trimEnd().split("\n");
   // stdout is protocol only: every line is one JSON-RPC message.
@@ -100,7 +101,7 @@ Deno.test("seed 003: every request example piped in verbatim answers as document
   assert.deepEqual(byId(12).result, { enabled: true, adapters: ["e1"], sessions: ["s2"] });
 });
 
-Deno.test("seed 003: the two printf examples (NDJSON capabilities, LSP session.list)", async () => {
+Deno.test("ptywright's reference: the two printf examples (NDJSON capabilities, LSP session.list)", async () => {
   const a = await pipe('{"jsonrpc":"2.0","id":1,"method":"server.capabilities"}\n');
   assert.equal(a.code, 0);
   const lines = a.stdout.trimEnd().split("\n");

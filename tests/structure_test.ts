@@ -6,7 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { circles, folderCircles, importsOf, layerProblems, problems } from "../scripts/structure.ts";
+import { circles, folderCircles, importsOf, layerProblems, modules, problems } from "../scripts/structure.ts";
+import { ROOT } from "./_harness.ts";
 
 Deno.test("structure: the circle finder finds circles, self-imports, and nothing in a tree", () => {
   const g = new Map([
@@ -92,4 +93,13 @@ Deno.test("structure: folders that import each other in a circle are found", () 
 
 Deno.test("structure: src/ holds to the layout's rules", () => {
   assert.deepEqual(problems(), []);
+});
+
+Deno.test("structure: the web page's .js modules are held to the same rules", () => {
+  const page = modules(`${ROOT}src`).filter((p) => p.includes("/src/web/page/"));
+  assert.ok(page.some((p) => p.endsWith("/src/web/page/app.js")), page.join(", "));
+  assert.ok(page.length > 5, "the page is split into modules");
+  assert.deepEqual(importsOf(`${ROOT}src/web/page/layout.js`, 'import { el } from "./dom.js";'), [
+    `${ROOT}src/web/page/dom.js`,
+  ]);
 });

@@ -1,5 +1,5 @@
 /**
- * `paneflow wait` (SPEC §3): --pattern (printed as pane + line), --idle on
+ * `paneflow wait` (docs/cli.md): --pattern (printed as pane + line), --idle on
  * quiet and busy panes, both together, --any / --all, and every exit code:
  * 4 timeout, 2 usage (neither mode, bad regex), 3 no match or ambiguous,
  * 1 when a pane exits or closes first; a marker printed before the wait

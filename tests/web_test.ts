@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * `paneflow web` (issue 18): the separate web process in front of a real
+ * `paneflow web` (docs/web.md): the separate web process in front of a real
  * host, checked over plain HTTP/WebSocket (auth, Origin, CORS, the write
  * gate) and in a real browser (Debian's chromium via playwright-core): text
  * and colours in the tiles, live panes, input off and on, an agent badge that
@@ -89,7 +89,9 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
       assert.equal(loader.headers.get("access-control-allow-origin"), null);
       // Everything else: 401 without the token, 401 with a wrong one.
       const wrong = token.slice(0, -1) + (token.endsWith("A") ? "B" : "A");
-      for (const path of ["assets/app.js", "assets/xterm.js", "assets/xterm.css", "ws", "nothing", "api"]) {
+      for (
+        const path of ["assets/page/app.js", "assets/xterm.js", "assets/xterm.css", "ws", "nothing", "api"]
+      ) {
         for (const auth of [undefined, `Bearer ${wrong}`, `Bearer `, `Basic ${token}`]) {
           const r = await fetch(`${base}${path}`, { headers: auth ? { authorization: auth } : {} });
           await r.body?.cancel();
@@ -97,7 +99,7 @@ Deno.test("web: the token guards every request but the loader; foreign Origin an
           assert.equal(r.headers.get("access-control-allow-origin"), null);
         }
       }
-      const pre = await fetch(`${base}assets/app.js`, {
+      const pre = await fetch(`${base}assets/page/app.js`, {
         method: "OPTIONS",
         headers: { origin: "http://evil.example", "access-control-request-method": "GET" },
       });

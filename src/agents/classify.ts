@@ -6,7 +6,7 @@
  */
 import { type DialogFound, dialogId, type DialogSpec } from "./dialog.ts";
 
-/** Agent states (seed 000). */
+/** Agent states (docs/agents.md). */
 export type AgentState =
   | "thinking"
   | "waiting_for_input"

@@ -455,7 +455,7 @@ export class AgentTracker {
     });
   }
 
-  /** The seed's status object for a pane (`surface.status`, `fleet.list` items). */
+  /** Paneflow's status object for a pane (`surface.status`, `fleet.list` items; docs/agents.md). */
   status(s: Surface) {
     const a = this.#agents.get(s.id);
     const now = Date.now();

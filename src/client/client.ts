@@ -142,9 +142,15 @@ export class Client {
       if (e instanceof DeadlinePassed) {
         throw new CliFailure(
           `Instance unreachable: connecting to ${path} took over ${secs(timeoutMs)}${TIMEOUT_HINT}`,
+          undefined,
+          { cause: e },
         );
       }
-      throw new CliFailure(`Instance unreachable: no paneflow host answers on ${path}; ${START_HINT}`);
+      throw new CliFailure(
+        `Instance unreachable: no paneflow host answers on ${path}; ${START_HINT}`,
+        undefined,
+        { cause: e },
+      );
     }
     return new Client(conn, path, { timeoutMs });
   }
@@ -166,7 +172,7 @@ export class Client {
     } catch (e) {
       client.close();
       const why = (client.#conn as { failure?: string | null }).failure;
-      if (why) throw new CliFailure(why);
+      if (why) throw new CliFailure(why, undefined, { cause: e });
       throw e;
     }
   }
@@ -372,7 +378,9 @@ export class Client {
     if (res.error) throw toRpcError(res.error as WireError);
     const result = res.result as Record<string, unknown> | undefined;
     if (result && typeof result === "object" && "error" in result && Object.keys(result).length === 1) {
-      // Legacy `{"error": ...}` result shape: treat as a failure (seed 000).
+      // Paneflow's scripting reference says some legacy validation errors still come back as a
+      // `{"error": ...}` result, and a client treats it as a failure:
+      // https://github.com/ArthurDEV44/paneflow/blob/main/docs/user/scripting.md
       throw new CliFailure(String(result.error), ExitCode.Failure);
     }
     return result;

@@ -23,13 +23,13 @@ export async function namedHosts(): Promise<RemoteTarget[]> {
     text = await Deno.readTextFile(file);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return [];
-    throw new Error(`Cannot read the config ${file}: ${(e as Error).message}`);
+    throw new Error(`Cannot read the config ${file}: ${(e as Error).message}`, { cause: e });
   }
   let config: unknown;
   try {
     config = text.trim() ? JSON.parse(plainJson(text)) : {};
   } catch (e) {
-    throw new Error(`Invalid config ${file}: ${(e as Error).message}`);
+    throw new Error(`Invalid config ${file}: ${(e as Error).message}`, { cause: e });
   }
   const hosts =
     (config && typeof config === "object" ? (config as Record<string, unknown>).hosts : undefined) ??

@@ -1,11 +1,11 @@
 /**
- * Selectors (SPEC §3), in one place for the CLI, flows and the MCP bridge.
+ * Selectors (docs/cli.md), in one place for the CLI, flows and the MCP bridge.
  *
  * Strict mode (the CLI): a number is an exact surface_id; `cmdline:<substr>`
  * matches the foreground argv; `cwd:<path>` the pane's working directory;
  * anything else is an exact pane name. Selectors search all workspaces.
  *
- * Forgiving mode (the MCP bridge, SPEC §8): an LLM names a
+ * Forgiving mode (the MCP bridge, docs/mcp.md): an LLM names a
  * pane the way it saw it: a surface_id, a name in the wrong case, the start
  * of a name, a `cmdline:`/`cwd:` selector, or a `pane://` resource URI. The
  * rules, first match wins:
@@ -105,8 +105,8 @@ export async function resolveMany(client: Client, selector: string): Promise<Pan
 /** A target that names no pane or several; the message lists what there is. */
 export class TargetError extends Error {
   override name = "TargetError";
-  constructor(message: string, readonly candidates: PaneInfo[]) {
-    super(message);
+  constructor(message: string, readonly candidates: PaneInfo[], options?: ErrorOptions) {
+    super(message, options);
   }
 }
 
@@ -158,7 +158,7 @@ export function resolveTarget(target: string | number, panes: PaneInfo[]): PaneI
     try {
       found = matchPanes(t, panes);
     } catch (e) {
-      throw new TargetError(`${(e as Error).message}; ${listing(panes)}`, panes);
+      throw new TargetError(`${(e as Error).message}; ${listing(panes)}`, panes, { cause: e });
     }
     if (found.length === 1) return found[0];
     if (found.length > 1) throw ambiguous(t, "the selector matches", found);

@@ -34,7 +34,11 @@ export async function sshDuplex(target: RemoteTarget, opts: { start?: boolean } 
     child = new Deno.Command(cmd, { args, stdin: "piped", stdout: "piped", stderr: "piped" }).spawn();
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
-      throw new CliFailure(`Cannot reach host "${target.label}": ssh is not installed (no "${cmd}" on PATH)`);
+      throw new CliFailure(
+        `Cannot reach host "${target.label}": ssh is not installed (no "${cmd}" on PATH)`,
+        undefined,
+        { cause: e },
+      );
     }
     throw e;
   }
@@ -99,7 +103,7 @@ export async function remoteDuplex(value: string, opts: { start?: boolean } = {}
   try {
     target = await resolveHost(value);
   } catch (e) {
-    throw new CliFailure((e as Error).message, 2);
+    throw new CliFailure((e as Error).message, 2, { cause: e });
   }
   return await sshDuplex(target, opts);
 }

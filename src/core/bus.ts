@@ -22,7 +22,7 @@ export interface Filter {
   types?: Set<string>;
 }
 
-/** Per-subscriber queue bound (SPEC §4). */
+/** Per-subscriber queue bound (docs/cli.md, Waiting and events). */
 export const QUEUE_LIMIT = 1024;
 
 /** One sink on the bus. Read it with {@link Subscription.next}. */

@@ -264,6 +264,8 @@ export class Registry {
       throw new RpcError(
         ErrorCode.InternalError,
         `Cannot start pane: ${(e as Error).message}`,
+        undefined,
+        { cause: e },
       );
     }
     ws.focused ??= id;

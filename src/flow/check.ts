@@ -1,5 +1,5 @@
 /**
- * Checking and planning a flow (SPEC §7; the schema is src/spec/flow.ts).
+ * Checking and planning a flow (docs/flows.md; the schema is src/spec/flow.ts).
  * Validation reports every problem at once with file, line and key,
  * before anything runs; the result is a plan of step instances (a `foreach`
  * step becomes one instance per item, `${item}` substituted).

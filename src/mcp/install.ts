@@ -1,6 +1,6 @@
 /**
  * `paneflow mcp install | status | uninstall`: registers the MCP bridge in
- * the coding agents' own config files (SPEC §8).
+ * the coding agents' own config files (docs/mcp.md).
  *
  * | agent       | file                                                 | entry                           |
  * | ----------- | ---------------------------------------------------- | ------------------------------- |
@@ -51,8 +51,8 @@ export interface AgentConfig {
 /** A config file that does not parse; we never write over one. */
 export class ConfigParseError extends Error {
   override name = "ConfigParseError";
-  constructor(readonly file: string, detail: string) {
-    super(`Cannot read ${file}: ${detail}; fix or move the file, then run the command again`);
+  constructor(readonly file: string, detail: string, options?: ErrorOptions) {
+    super(`Cannot read ${file}: ${detail}; fix or move the file, then run the command again`, options);
   }
 }
 
@@ -211,9 +211,11 @@ function parseTomlConfig(file: string, text: string): Record<string, unknown> {
   } catch (e) {
     if (e instanceof ConfigParseError) throw e;
     if (e instanceof TomlError) {
-      throw new ConfigParseError(file, `${e.message.split("\n")[0]} at line ${e.line}, column ${e.column}`);
+      throw new ConfigParseError(file, `${e.message.split("\n")[0]} at line ${e.line}, column ${e.column}`, {
+        cause: e,
+      });
     }
-    throw new ConfigParseError(file, (e as Error).message);
+    throw new ConfigParseError(file, (e as Error).message, { cause: e });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The MCP bridge (SPEC §8): a read-only stdio MCP server, built on the
+ * The MCP bridge (docs/mcp.md): a read-only stdio MCP server, built on the
  * official SDK, that answers from the host over its socket. Tools
  * `list_panes`, `read_pane` and `search_pane`, and one resource per pane
  * (`pane://<name-or-id>/content`). Every piece of terminal text it returns
@@ -24,7 +24,7 @@ import { defang, fence } from "../agents/fence.ts";
 import { VERSION } from "../spec/codes.ts";
 import { paneUri, resolveTarget, TargetError } from "../client/selectors.ts";
 
-/** Default and largest `read_pane` line counts (SPEC §3, §8). */
+/** Default and largest `read_pane` line counts (docs/mcp.md). */
 export const READ_LINES = { default: 200, max: 4000 } as const;
 /** Default and largest `search_pane` match counts. */
 export const SEARCH_MATCHES = { default: 50, max: 1000 } as const;
@@ -317,7 +317,7 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
         });
         text = r.fenced === true ? r.text : fence(r.text);
       } catch (err) {
-        throw new Error(errorText(err));
+        throw new Error(errorText(err), { cause: err });
       }
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text }] };
     },

@@ -14,7 +14,7 @@ import { isBarePrompt, type PromptRule } from "../spec/prompts.ts";
 import type { Readiness } from "../agents/readiness.ts";
 import { fence } from "../agents/fence.ts";
 
-/** ptywright's timeout code (SPEC §9), used by PaneIO's waits too. */
+/** ptywright's timeout code (docs/ptywright.md), used by PaneIO's waits too. */
 export const TIMEOUT_CODE = -32001;
 
 /** Rows of an agent's pane searched for the echo of the prompt. */

@@ -1,10 +1,11 @@
 /**
  * The queue's files: `queue/<from>_to_<to>.yaml` holding one message (a
- * mapping, the seed's shape) or several (a YAML multi-document stream), and
- * `status/agents/<name>.yaml`. Parsing reports file:line for every problem;
- * every write is atomic (a temp file in the same directory, fsync, rename,
- * fsync of the directory) and made under an exclusive lock on the file's
- * lock file, so concurrent writers never lose each other's messages.
+ * mapping, the shape docs/paneio.md shows) or several (a YAML
+ * multi-document stream), and `status/agents/<name>.yaml`. Parsing reports
+ * file:line for every problem; every write is atomic (a temp file in the
+ * same directory, fsync, rename, fsync of the directory) and made under an
+ * exclusive lock on the file's lock file, so concurrent writers never lose
+ * each other's messages.
  *
  * @module
  */
@@ -31,11 +32,11 @@ export const AgentName = z.string().superRefine((n, ctx) => {
 
 const Iso8601 = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 
-/** Message types and statuses (seed 002). */
+/** Message types and statuses (docs/paneio.md). */
 export const MessageType = z.enum(["task", "info", "result", "error"]);
 export const MessageStatus = z.enum(["pending", "in_progress", "completed", "failed"]);
 
-/** One message, exactly the seed's fields. */
+/** One message, exactly PaneIO's fields (docs/paneio.md). */
 export const Message = z.strictObject({
   id: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, "an id is letters, digits, _ . : or -"),
   from: AgentName,
@@ -96,7 +97,9 @@ export function statusFile(root: string, name: string): string {
 const base = (p: string) => p.slice(p.lastIndexOf("/") + 1);
 
 function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return `unknown field "${issue.keys[0]}" (the seed's fields only)`;
+  if (issue.code === "unrecognized_keys") {
+    return `unknown field "${issue.keys[0]}" (docs/paneio.md lists the fields)`;
+  }
   const at = issue.path.length ? `"${issue.path.join(".")}": ` : "";
   return `${at}${issue.message}`;
 }
@@ -383,7 +386,7 @@ export async function ensureRoot(root: string): Promise<void> {
   await Deno.mkdir(`${root}/status/agents`, { recursive: true });
 }
 
-/** One message as a YAML mapping (the seed's field order). */
+/** One message as a YAML mapping (PaneIO's field order, docs/paneio.md). */
 export function messageYaml(msg: Message): string {
   return stringify({
     id: msg.id,
@@ -397,7 +400,7 @@ export function messageYaml(msg: Message): string {
   }, { lineWidth: 0 });
 }
 
-/** A new message id, as the seed's (`msg-` and 8 hex digits, here 12). */
+/** A new message id, shaped as PaneIO's (`msg-` and 8 hex digits, here 12). */
 export function newId(): string {
   return `msg-${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
 }
@@ -540,7 +543,7 @@ export async function queueFiles(root: string): Promise<string[]> {
   return out.sort();
 }
 
-/** An agent's status file (seed 002). */
+/** An agent's status file (docs/paneio.md). */
 export const AgentStatus = z.strictObject({
   agent_name: AgentName,
   state: z.enum(["idle", "working", "completed", "error"]),

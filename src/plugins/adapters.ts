@@ -1,5 +1,5 @@
 /**
- * Adapters (seed 003 `adapter.*`): a session wrapped in a plugin instance
+ * Adapters (`adapter.*`, docs/plugins.md): a session wrapped in a plugin instance
  * that classifies its screen, turns intents into actions and says when a
  * turn is over. Ids are `eN`; the session comes from the host's shared `sN`
  * counter and is an ordinary pane (it shows in `ls`, with its adapter state).

@@ -120,7 +120,7 @@ export class ClaudeCodePlugin implements PluginRuntime {
       if (!Object.hasOwn(this.#fns, fn)) throw new Error(`no exported function \`${fn}\``);
       return this.#fns[fn](params);
     } catch (e) {
-      throw new PluginFailure(`lua plugin \`claude-code\` failed: ${(e as Error).message}`);
+      throw new PluginFailure(`lua plugin \`claude-code\` failed: ${(e as Error).message}`, { cause: e });
     }
   }
 

@@ -37,7 +37,10 @@ load = function(chunk, name, _mode, env)
 end
 `;
 
-/** The host API: tag constructors, present per declared permission (ptywright-api.md §2). */
+/**
+ * The host API: tag constructors, present per declared permission (as ptywright's
+ * https://github.com/utensils/ptywright/blob/main/src/lua_plugin.rs).
+ */
 function hostApi(perms: Set<string>): string {
   const parts = ["ptywright = {}"];
   if (perms.has("input.write") || perms.has("session.kill")) parts.push("ptywright.action = {}");
@@ -149,7 +152,7 @@ function __pf_call(name, arg) return __pf_exports[name](arg) end`);
       return f();
     } catch (e) {
       const msg = (e instanceof Error ? e.message : String(e)).replace(/^Error: /, "");
-      throw new PluginFailure(`lua plugin \`${this.#name}\` failed: ${msg}`);
+      throw new PluginFailure(`lua plugin \`${this.#name}\` failed: ${msg}`, { cause: e });
     }
   }
 

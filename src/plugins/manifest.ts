@@ -1,7 +1,8 @@
 /**
  * Plugin manifests (TOML or JSON): the schema, ptywright's validation in its
  * order with its messages, and loading from disk with the entrypoint kept
- * inside the manifest's directory (ptywright-api.md §1).
+ * inside the manifest's directory (ptywright's `PluginManifest`,
+ * https://github.com/utensils/ptywright/blob/main/src/plugin.rs).
  *
  * @module
  */
@@ -118,20 +119,20 @@ export async function loadManifest(manifestPath: string): Promise<LoadedManifest
     real = await Deno.realPath(manifestPath);
     text = await Deno.readTextFile(real);
   } catch (e) {
-    throw new Error(`cannot read plugin manifest ${manifestPath}: ${(e as Error).message}`);
+    throw new Error(`cannot read plugin manifest ${manifestPath}: ${(e as Error).message}`, { cause: e });
   }
   let value: unknown;
   try {
     if (real.endsWith(".json")) value = JSON.parse(text);
     else value = (await import("smol-toml")).parse(text);
   } catch (e) {
-    throw new Error(`${manifestPath}: ${(e as Error).message.split("\n")[0]}`);
+    throw new Error(`${manifestPath}: ${(e as Error).message.split("\n")[0]}`, { cause: e });
   }
   let manifest: Manifest;
   try {
     manifest = validateManifest(value);
   } catch (e) {
-    throw new Error(`${manifestPath}: ${(e as Error).message}`);
+    throw new Error(`${manifestPath}: ${(e as Error).message}`, { cause: e });
   }
   const entry = manifest.entrypoint;
   if (!entry) throw new Error(`${manifestPath}: plugin \`${manifest.name}\` has no entrypoint`);
@@ -145,7 +146,9 @@ export async function loadManifest(manifestPath: string): Promise<LoadedManifest
   try {
     target = await Deno.realPath(`${dir}/${entry}`);
   } catch (e) {
-    throw new Error(`${manifestPath}: cannot read entrypoint \`${entry}\`: ${(e as Error).message}`);
+    throw new Error(`${manifestPath}: cannot read entrypoint \`${entry}\`: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   if (!target.startsWith(dir + "/")) {
     throw new Error(`${manifestPath}: entrypoint \`${entry}\` escapes the manifest's directory`);

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 
-/** A matcher tree (ptywright-api.md §3). */
+/** A matcher tree (ptywright's, https://github.com/utensils/ptywright/blob/main/src/matcher.rs). */
 export type Matcher =
   | { type: "contains_text" | "transcript_contains" | "screen_regex" | "transcript_regex"; value: string }
   | { type: "cursor_at"; value: { row: number; col: number } }

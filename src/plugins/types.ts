@@ -1,6 +1,7 @@
 /**
- * The shapes that cross between the host and a plugin (ptywright-api.md §2,
- * §3): the classify context, the state snapshot, action plans.
+ * The shapes that cross between the host and a plugin (ptywright's,
+ * https://github.com/utensils/ptywright/blob/main/website/reference/plugins.md):
+ * the classify context, the state snapshot, action plans.
  *
  * @module
  */

@@ -29,7 +29,7 @@
 import { z } from "zod";
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 import { describeZodError, gatedMethods, type Method, methods } from "../spec/protocol.ts";
-import { RpcError } from "../errors.ts";
+import { errorChain, RpcError } from "../errors.ts";
 import type { Request, Response } from "../wire/envelope.ts";
 import { type Connection, internalConnection } from "../core/connection.ts";
 import { gateOpen, type HostContext } from "./context.ts";
@@ -74,7 +74,7 @@ export async function call(
   params: unknown,
   conn: Connection = internalConnection(),
 ): Promise<unknown> {
-  // ptywright's family (seed 003) has its own table and error texts.
+  // ptywright's family (docs/ptywright.md) has its own table and error texts.
   if (isPtywrightMethod(method)) return await callPtywright(ctx, method, params, conn);
   if (!Object.hasOwn(methods, method)) {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: "${method}"`);
@@ -96,7 +96,12 @@ export async function call(
   } catch (e) {
     // A recursive schema (a layout tree) on absurdly nested input overflows the stack.
     if (e instanceof RangeError) {
-      throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${m}: params are nested too deeply`);
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `Invalid params for ${m}: params are nested too deeply`,
+        undefined,
+        { cause: e },
+      );
     }
     throw e;
   }
@@ -107,15 +112,23 @@ export async function call(
   return await (handlers[m] as Handler<any>)(ctx, parsed.data, conn);
 }
 
-/** The one place that turns a thrown value into a wire error. */
+/**
+ * The one place that turns a thrown value into a wire error. An internal
+ * error (a throw that is not an `RpcError`, or an `RpcError` -32603 that
+ * wraps one) goes to the host's log with its cause chain; the wire gets
+ * one line.
+ */
 export function toWireError(err: unknown): { code: number; message: string; data?: unknown } {
   if (err instanceof RpcError) {
+    if (err.code === ErrorCode.InternalError && err.cause !== undefined) {
+      console.error(`paneflow: internal error: ${errorChain(err)}`);
+    }
     return { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) };
   }
   if (err instanceof z.ZodError) {
     return { code: ErrorCode.InvalidParams, message: describeZodError(err) };
   }
   const message = err instanceof Error ? err.message : String(err);
-  console.error(`paneflow: internal error: ${err instanceof Error ? err.stack : message}`);
+  console.error(`paneflow: internal error: ${errorChain(err)}`);
   return { code: ErrorCode.InternalError, message: `Internal error: ${message.split("\n")[0]}` };
 }

@@ -123,7 +123,7 @@ async function claimSocket(path: string) {
     await Deno.chmod(dir, 0o700);
     info = await Deno.stat(dir);
   }
-  // Same user only (SPEC §2): in a directory another user owns or may write to (unless it is
+  // Same user only (README.md, the socket): in a directory another user owns or may write to (unless it is
   // sticky, like /tmp), they could swap the socket for their own.
   const sticky = (info.mode! & 0o1000) !== 0;
   if (!sticky && info.uid !== Deno.uid()) {

@@ -1,5 +1,5 @@
 /**
- * ptywright sessions (seed 003, SPEC §9) on the host's main thread.
+ * ptywright sessions (docs/ptywright.md) on the host's main thread.
  *
  * A session is an ordinary pane, in a workspace of its own sized to the
  * session (so `ls --all`, `read`, `search`, `watch` and `attach` see it; its
@@ -10,12 +10,12 @@
  * the id registry and turns calls into worker requests. A pane made by other
  * verbs is never a session: `session.*` cannot reach it.
  *
- * ## Internal API (for adapters, the plugins issue, and the handlers)
+ * ## Internal API (for adapters, plugins and the handlers)
  *
  * ```ts
  * const sessions: Sessions = ctx.sessions!;
  * const s = await sessions.create({ program: "/bin/sh", args: ["-lc", "cat"], rows: 40, cols: 120 });
- * await sessions.input(s.id, { type: "text", value: "hi\n" });          // every seed-003 action
+ * await sessions.input(s.id, { type: "text", value: "hi\n" });          // every ptywright action
  * const r = await sessions.wait(s.id, parseMatcher(tree), 5000);        // WaitResult (waitJson: text, waitRaw: wire bytes), or RpcError
  * //   -32001 timeout, -32002 closed / can no longer match, -32005 cancelled (cancel: opts.signal)
  * const snap = await sessions.snapshot(s.id);                          // unredacted ScreenSnapshot
@@ -32,6 +32,7 @@
  * @module
  */
 import { RpcError } from "../errors.ts";
+import { ErrorReason } from "../spec/codes.ts";
 import { type Action, PW_KEYS, PW_SIGNALS, PwError, PwLimits, PwMessage } from "../spec/ptywright.ts";
 import type { PanePool } from "../core/pane/pool.ts";
 import type { SessionCall, SessionResults } from "../core/session/worker_api.ts";
@@ -276,8 +277,8 @@ export class Sessions {
     try {
       await this._pool.write(s.surface.id, data);
     } catch (e) {
-      if (e instanceof RpcError && e.data?.reason === "exited") throw closed();
-      throw new RpcError(PwError.Internal, (e as Error).message);
+      if (e instanceof RpcError && e.data?.reason === ErrorReason.Exited) throw closed();
+      throw new RpcError(PwError.Internal, (e as Error).message, undefined, { cause: e });
     }
   }
 
@@ -355,7 +356,7 @@ export class Sessions {
       return await this._pool.session(s.surface.id, call);
     } catch (e) {
       if (!this.#byId.has(id)) throw closed();
-      throw new RpcError(PwError.Internal, (e as Error).message);
+      throw new RpcError(PwError.Internal, (e as Error).message, undefined, { cause: e });
     }
   }
 
@@ -400,7 +401,7 @@ export class Sessions {
     } catch (e) {
       if (e instanceof RpcError) throw e;
       if (!this.#byId.has(id)) throw closed();
-      throw new RpcError(PwError.Internal, (e as Error).message);
+      throw new RpcError(PwError.Internal, (e as Error).message, undefined, { cause: e });
     } finally {
       unwatch();
       signal?.removeEventListener("abort", onAbort);
@@ -470,9 +471,16 @@ async function openRaw(path: string, append: boolean): Promise<void> {
       throw new RpcError(
         PwError.Internal,
         `raw transcript ${path} already exists; refusing to overwrite it (pass raw_transcript_append: true to append)`,
+        undefined,
+        { cause: e },
       );
     }
-    throw new RpcError(PwError.Internal, `cannot open raw transcript ${path}: ${(e as Error).message}`);
+    throw new RpcError(
+      PwError.Internal,
+      `cannot open raw transcript ${path}: ${(e as Error).message}`,
+      undefined,
+      { cause: e },
+    );
   }
   try {
     if (!append) await Deno.chmod(path, 0o600);

@@ -1,5 +1,6 @@
 /**
- * Redaction of sensitive-looking text (ptywright-api.md §4): bearer tokens,
+ * Redaction of sensitive-looking text, as ptywright's
+ * (https://github.com/utensils/ptywright/blob/main/src/redaction.rs): bearer tokens,
  * `sk-` keys and `api_key=`/`token:`/`password=`… values, then a call's
  * extra literals and regexes; the replacement defaults to `[REDACTED]`.
  *
@@ -52,6 +53,8 @@ export function policyOf(redact: boolean | undefined, redaction: Redaction | und
         throw new RpcError(
           PwError.InvalidParams,
           `invalid redaction regex \`${source}\`: ${(e as Error).message}`,
+          undefined,
+          { cause: e },
         );
       }
     });

@@ -5,7 +5,7 @@
  * @module
  */
 
-/** JSON-RPC error codes used on the wire (seed 000). */
+/** JSON-RPC error codes used on the wire (docs/protocol.md, Error codes). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -16,7 +16,7 @@ export const ErrorCode = {
   Permission: -32001,
 } as const;
 
-/** CLI exit codes (seed 000). */
+/** CLI exit codes (docs/cli.md, Selectors and exit codes). */
 export const ExitCode = {
   Ok: 0,
   Failure: 1,

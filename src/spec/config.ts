@@ -14,8 +14,8 @@ import { PaneioConfig, QueueConfig } from "./paneio.ts";
  * Pane workers when the config names none: one more than the cores (at
  * least 2, at most 8). A worker whose panes someone watches rests between
  * its turns of floods; with a worker more than cores, the others use the
- * core it leaves (20 floods of the build mix on 2 cores, one pane watched:
- * 18.9 MiB/s with 2 workers, 24.1 with 3; bench/corpus.ts, 2026-11-27).
+ * core it leaves (docs/performance.md, "Figures behind constants in the
+ * code").
  */
 export const DEFAULT_PANE_WORKERS = Math.min(8, Math.max(2, (navigator.hardwareConcurrency || 1) + 1));
 
@@ -69,7 +69,7 @@ export function parseConfig(text: string, file: string): Config {
   try {
     raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   } catch (e) {
-    if (e instanceof RangeError) throw new Error(`Invalid config ${file}: nested too deeply`);
+    if (e instanceof RangeError) throw new Error(`Invalid config ${file}: nested too deeply`, { cause: e });
     throw e;
   }
   // An empty file, or one whose every line is commented out, means all defaults.
@@ -86,7 +86,7 @@ export function parseConfig(text: string, file: string): Config {
     result = ConfigSchema.safeParse(empty ? {} : raw);
   } catch (e) {
     // The parser fuzz found it: a value nested thousands deep overflows the stack.
-    if (e instanceof RangeError) throw new Error(`Invalid config ${file}: nested too deeply`);
+    if (e instanceof RangeError) throw new Error(`Invalid config ${file}: nested too deeply`, { cause: e });
     throw e;
   }
   if (!result.success) {
@@ -112,7 +112,7 @@ export async function loadConfig(file = configPath()): Promise<Config> {
     text = await Deno.readTextFile(file);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return ConfigSchema.parse({});
-    throw new Error(`Cannot read config ${file}: ${(e as Error).message}`);
+    throw new Error(`Cannot read config ${file}: ${(e as Error).message}`, { cause: e });
   }
   const config = parseConfig(text, file);
   // Checked now, not when the first pane fails to start with it.

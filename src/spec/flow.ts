@@ -1,5 +1,5 @@
 /**
- * The flow spec of `paneflow flow run` (SPEC §7, seed 000): a TOML DAG of
+ * The flow spec of `paneflow flow run` (docs/flows.md): a TOML DAG of
  * steps. The schema, its limits and the plan's types; checking and planning
  * live in src/flow/check.ts.
  *

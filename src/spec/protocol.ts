@@ -1,9 +1,10 @@
 /**
  * The protocol: every JSON-RPC method with its params schema. The host
  * validates each request with these; `paneflow api schema` prints them as JSON
- * Schema. Method names are the seed's and never renamed. What the methods
- * answer is in ./results.ts, what the host pushes in ./events.ts, each
- * family's error table in ./errors.ts.
+ * Schema. Method names are Paneflow's and never renamed
+ * (https://github.com/ArthurDEV44/paneflow/blob/main/docs/user/scripting.md).
+ * What the methods answer is in ./results.ts, what the host pushes in
+ * ./events.ts, each family's error table in ./errors.ts.
  *
  * This module imports zod: the CLI path must not import it.
  *
@@ -37,7 +38,7 @@ const Count = z.number().refine(Number.isInteger, "expected an integer");
 /** Names and titles: shown in every listing, so bounded. */
 const Name = z.string().max(256);
 
-/** Layout presets (seed 000). */
+/** Layout presets (docs/up.md). */
 export const LayoutName = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
 
 /** A split tree: a leaf names a surface, a node splits h (side by side) or v. */
@@ -231,7 +232,7 @@ export function jsonSchema(): Record<string, unknown> {
   return out;
 }
 
-/** Event types a subscriber can filter on (seed 000, plus pane and workspace lifecycle). */
+/** Event types a subscriber can filter on (Paneflow's, plus pane and workspace lifecycle; docs/protocol.md). */
 export const EVENT_TYPES = [
   "ai.session_start",
   "ai.prompt_submit",

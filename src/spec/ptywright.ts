@@ -1,5 +1,6 @@
 /**
- * ptywright's automation protocol (seed 003, ptywright-api.md): its own
+ * ptywright's automation protocol (docs/ptywright.md; upstream
+ * https://github.com/utensils/ptywright/blob/main/website/reference/json-rpc.md): its own
  * error table, the params of `server.*` and `session.*`, action and key
  * names, and the limits paneflow puts on them. The family keeps its error
  * codes apart from paneflow's (src/spec/codes.ts): -32001 is a matcher

@@ -1,5 +1,5 @@
 /**
- * The workspace spec of `paneflow up` (SPEC §6, seed 000): the TOML file
+ * The workspace spec of `paneflow up` (docs/up.md): the TOML file
  * format and the `workspace.up` params (the same shape once paths are
  * resolved), the resolved workspace and the issue types. Schemas, types and
  * constants only: the checking (every problem at once, located by file,
@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 
-/** Layout presets (seed 000). */
+/** Layout presets (docs/up.md). */
 export const Layout = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
 const EnvValue = z.union([z.string(), z.number(), z.boolean()]);
 

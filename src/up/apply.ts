@@ -1,5 +1,5 @@
 /**
- * `workspace.up` (SPEC §6): brings a workspace spec up on the host. Checks
+ * `workspace.up` (docs/up.md): brings a workspace spec up on the host. Checks
  * the whole spec first (nothing is created unless all of it is valid), plans
  * commands, ports and worktrees, then creates worktrees and panes in order,
  * reusing panes of an earlier `up` that still run. A setup command runs
@@ -269,6 +269,8 @@ async function up(ctx: UpHost, st: UpState, params: WorkspaceSpec): Promise<UpRe
     throw new RpcError(
       code,
       `Cannot bring up workspace "${workspace.name}": ${message}; what this call had created was closed again`,
+      undefined,
+      { cause: e },
     );
   }
 

@@ -1,5 +1,5 @@
 /**
- * Planning `workspace.up` (SPEC §6): a checked spec becomes one plan per
+ * Planning `workspace.up` (docs/up.md): a checked spec becomes one plan per
  * pane — the command (agents resolved through the launcher table), its
  * worktree (git is asked, nothing changes) and port. Pure apart from asking
  * git and the filesystem, and light: `paneflow up --dry-run` imports this

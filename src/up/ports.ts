@@ -1,5 +1,5 @@
 /**
- * `${port_offset}` allocation (SPEC §6): from `port_base` in strides of 10,
+ * `${port_offset}` allocation (docs/up.md): from `port_base` in strides of 10,
  * skipping ports already bound on 127.0.0.1 and ports handed out before.
  *
  * @module

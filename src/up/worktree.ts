@@ -1,5 +1,5 @@
 /**
- * Managed git worktrees for `paneflow up` (SPEC §6): `<repo>.worktrees/<branch>`
+ * Managed git worktrees for `paneflow up` (docs/up.md): `<repo>.worktrees/<branch>`
  * on a new branch from HEAD or an existing branch, the repository's
  * gitignored `.env*` files copied in, teardown on close ("auto" removes a
  * clean worktree and never the branch; "keep" keeps it), and a state file

@@ -68,7 +68,9 @@ export default defineVerb({
             });
           } catch (e) {
             const { CliFailure } = await import("../errors.ts");
-            if ((e as { code?: number }).code === -32001) throw new CliFailure((e as Error).message, 4);
+            if ((e as { code?: number }).code === -32001) {
+              throw new CliFailure((e as Error).message, 4, { cause: e });
+            }
             throw e;
           }
           // `metadata` is the plugin's own: claude-code puts the turn's reply in `turn.text`.

@@ -23,7 +23,7 @@ export default defineVerb({
       try {
         params = JSON.parse(args[1]);
       } catch (e) {
-        throw new UsageError(`Params are not valid JSON: ${(e as Error).message}`);
+        throw new UsageError(`Params are not valid JSON: ${(e as Error).message}`, { cause: e });
       }
     }
     return withClient(async (client) => {

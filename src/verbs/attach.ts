@@ -1,6 +1,7 @@
 import { Client } from "../client/client.ts";
 import { listPanes, pickOne } from "../client/selectors.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
+import { ErrorReason } from "../spec/codes.ts";
 import { explainGate } from "./send.ts";
 import { defineVerb } from "./_verb.ts";
 import { later } from "../client/timer.ts";
@@ -113,7 +114,7 @@ export default defineVerb({
           if (text && !ended) {
             await client.call("surface.send_text", { surface_id: id, text })
               .catch((e) => {
-                if (e instanceof RpcError && e.data?.reason === "exited") return;
+                if (e instanceof RpcError && e.data?.reason === ErrorReason.Exited) return;
                 explainGate(e);
               });
           }

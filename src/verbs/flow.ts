@@ -41,14 +41,14 @@ export default defineVerb({
       text = await Deno.readTextFile(file);
     } catch (e) {
       const why = e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message;
-      throw new UsageError(`Cannot read flow file "${file}": ${why}`);
+      throw new UsageError(`Cannot read flow file "${file}": ${why}`, { cause: e });
     }
     const { parseFlowToml, FlowSpecError } = await import("../flow/check.ts");
     const { formatIssue } = await import("../up/check.ts");
     const { loadConfig } = await import("../spec/config.ts");
     const { launchers } = await import("../agents/launchers.ts");
     const config = await loadConfig().catch((e) => {
-      throw new CliFailure((e as Error).message);
+      throw new CliFailure((e as Error).message, undefined, { cause: e });
     });
     const table = launchers(config);
     const fail = (issues: LocatedIssue[]) => {

@@ -171,7 +171,11 @@ async function runOne(
       try {
         parse(notify.text);
       } catch (e) {
-        throw new CliFailure(`Refusing to edit ${spec.notifyFile}: ${(e as Error).message.split("\n")[0]}`);
+        throw new CliFailure(
+          `Refusing to edit ${spec.notifyFile}: ${(e as Error).message.split("\n")[0]}`,
+          undefined,
+          { cause: e },
+        );
       }
     }
     result.notify = {

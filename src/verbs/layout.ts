@@ -22,7 +22,7 @@ export default defineVerb({
       try {
         layout = JSON.parse(args[0]);
       } catch (e) {
-        throw new UsageError(`Layout is not valid JSON: ${(e as Error).message}`);
+        throw new UsageError(`Layout is not valid JSON: ${(e as Error).message}`, { cause: e });
       }
     }
     return withClient(async (client) => {

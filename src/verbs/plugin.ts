@@ -39,7 +39,7 @@ export default defineVerb({
       try {
         loaded = await loadManifest(arg);
       } catch (e) {
-        throw new CliFailure((e as Error).message);
+        throw new CliFailure((e as Error).message, undefined, { cause: e });
       }
       let exports: string[];
       try {
@@ -47,7 +47,7 @@ export default defineVerb({
         exports = rt.exports;
         rt.close();
       } catch (e) {
-        throw new CliFailure(`${arg}: ${(e as Error).message}`);
+        throw new CliFailure(`${arg}: ${(e as Error).message}`, undefined, { cause: e });
       }
       if (loaded.manifest.kind === "adapter" && !exports.includes("classify")) {
         throw new CliFailure(`${arg}: an adapter plugin must export \`classify\``);

@@ -29,6 +29,8 @@ export default defineVerb({
         throw new CliFailure(
           `No paneflow host answers on ${path} on ${Deno.hostname()} (${(e as Error).message}); ` +
             "start one there with `paneflow serve --detach`",
+          undefined,
+          { cause: e },
         );
       }
       const { startDetached } = await import("../client/autostart.ts");

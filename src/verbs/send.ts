@@ -95,7 +95,7 @@ export default defineVerb({
       }
       let code = 0;
       for (const r of results as { surface_id: number; status?: string; evidence?: string }[]) {
-        // A pane with a known agent reports how the submit went (SPEC §5).
+        // A pane with a known agent reports how the submit went (docs/agents.md, Submitting to an agent).
         if (r.status === undefined) continue;
         if (!opts.json) console.log(`${r.surface_id}: ${r.status} (${r.evidence})`);
         if (r.status === "stalled") {

@@ -1,4 +1,4 @@
-import { CliFailure, UsageError } from "../errors.ts";
+import { CliFailure, errorChain, UsageError } from "../errors.ts";
 import { socketPath } from "../paths.ts";
 import { defineVerb } from "./_verb.ts";
 
@@ -90,13 +90,13 @@ export default defineVerb({
       // there — the stack behind a -32603, a failed worker — goes to the log too.
       const write = log;
       console.error = (...parts: unknown[]) => {
-        const text = parts.map((p) => p instanceof Error ? p.stack ?? p.message : String(p)).join(" ");
+        const text = parts.map((p) => p instanceof Error ? errorChain(p) : String(p)).join(" ");
         write(text.replace(/^paneflow: /, ""));
       };
       globalThis.addEventListener("unhandledrejection", (e) => {
         e.preventDefault();
         const r = e.reason;
-        write(`internal error (unhandled): ${r instanceof Error ? r.stack ?? r.message : String(r)}`);
+        write(`internal error (unhandled): ${errorChain(r)}`);
       });
     }
     const stdio = opts.stdio ? { framing: (opts.framing ?? "ndjson") as "ndjson" | "lsp" } : undefined;
@@ -116,7 +116,7 @@ export default defineVerb({
         // not an internal error. The log line lets `serve --detach` report it.
         const message = (e as Error).message.split("\n")[0];
         log?.(message);
-        throw new CliFailure(message);
+        throw new CliFailure(message, undefined, { cause: e });
       }
       await host.done;
       return 0;

@@ -104,7 +104,7 @@ export default defineVerb({
         : e instanceof Deno.errors.IsADirectory
         ? "it is a directory"
         : (e as Error).message;
-      throw new UsageError(`Cannot read workspace file "${file}": ${why}`);
+      throw new UsageError(`Cannot read workspace file "${file}": ${why}`, { cause: e });
     }
     const { formatIssue, locateIssues, parseWorkspaceToml, WorkspaceSpecError } = await import(
       "../up/check.ts"
@@ -124,7 +124,7 @@ export default defineVerb({
       config = await loadConfig();
     } catch (e) {
       // The host reads its own config; a dry run needs this one.
-      if (opts["dry-run"]) throw new CliFailure((e as Error).message);
+      if (opts["dry-run"]) throw new CliFailure((e as Error).message, undefined, { cause: e });
     }
     const table = config ? launchers(config) : null;
 

@@ -6,9 +6,9 @@ import { defineVerb, printJson } from "./_verb.ts";
 import { paneIdle } from "../agents/readiness.ts";
 import { later } from "../client/timer.ts";
 
-/** Lines scanned for `--pattern` (SPEC §3). */
+/** Lines scanned for `--pattern` (docs/cli.md, Waiting and events). */
 const SCAN_LINES = 500;
-/** Poll interval when no event arrives (SPEC §3). */
+/** Poll interval when no event arrives (docs/cli.md, Waiting and events). */
 const POLL_MS = 500;
 /** Quiet time that counts as idle for a pane without a tracked agent. */
 export const DEFAULT_SETTLE_MS = 1500;
@@ -76,7 +76,7 @@ export default defineVerb({
       try {
         regex = new RegExp(opts.pattern);
       } catch (e) {
-        throw new UsageError(`Invalid --pattern: ${(e as Error).message}`);
+        throw new UsageError(`Invalid --pattern: ${(e as Error).message}`, { cause: e });
       }
     }
     const settle = opts.settle ?? DEFAULT_SETTLE_MS;
@@ -281,7 +281,7 @@ export default defineVerb({
 
 /**
  * A status line on stderr, redrawn every second, while stderr is a terminal
- * (SPEC §11: a long wait shows progress there; pipes and --json get none).
+ * (a long wait shows it is alive; pipes and --json get none, as their readers are programs).
  */
 function showProgress(what: string, started: number): { stop(): void } | null {
   if (!Deno.stderr.isTerminal()) return null;

@@ -48,10 +48,12 @@ export default defineVerb({
       if (e instanceof Deno.errors.AddrInUse) {
         throw new UsageError(
           `web: ${listen.hostname}:${listen.port} is already in use; pick another --listen`,
+          { cause: e },
         );
       }
       throw new UsageError(
         `web: cannot listen on ${listen.hostname}:${listen.port}: ${(e as Error).message}`,
+        { cause: e },
       );
     }
     const full = `${server.url}#token=${token}`;

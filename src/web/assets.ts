@@ -1,7 +1,8 @@
 /**
  * The page's files, embedded by import (so `deno compile` carries them and
  * nothing is read from disk at run time): xterm.js and its CSS from the
- * @xterm/xterm package, our own script and CSS, and the loader page.
+ * @xterm/xterm package, our own ES modules (./page/*.js) and CSS, and the
+ * loader page.
  *
  * The loader at `/` is the only thing served without the token: a fragment
  * (`#token=...`) never reaches a server, so the first request cannot carry
@@ -9,12 +10,30 @@
  * fragment from the address bar), fetches every other file with it in an
  * `Authorization` header and opens the WebSocket with it as a subprotocol.
  *
+ * A module's own `import` cannot send that header, so the loader links the
+ * page's modules itself: it fetches each, turns it into a blob URL after its
+ * imports (their `from "./x.js"` rewritten to the blob URLs of those
+ * modules), and imports the entry, ./page/app.js. A new module is one file
+ * in ./page/ and one line in {@link PAGE_MODULES}.
+ *
  * @module
  */
 import xtermJs from "@xterm/xterm/lib/xterm.js" with { type: "text" };
 import xtermCss from "@xterm/xterm/css/xterm.css" with { type: "text" };
-import appJs from "./page/app.js" with { type: "text" };
 import appCss from "./page/app.css" with { type: "text" };
+import appJs from "./page/app.js" with { type: "text" };
+import bannerJs from "./page/banner.js" with { type: "text" };
+import connectionJs from "./page/connection.js" with { type: "text" };
+import domJs from "./page/dom.js" with { type: "text" };
+import drawJs from "./page/draw.js" with { type: "text" };
+import fitJs from "./page/fit.js" with { type: "text" };
+import fleetJs from "./page/fleet.js" with { type: "text" };
+import focusJs from "./page/focus.js" with { type: "text" };
+import headsJs from "./page/heads.js" with { type: "text" };
+import layoutJs from "./page/layout.js" with { type: "text" };
+import stateJs from "./page/state.js" with { type: "text" };
+import tilesJs from "./page/tiles.js" with { type: "text" };
+import viewJs from "./page/view.js" with { type: "text" };
 
 /** A served file. */
 export interface Asset {
@@ -22,19 +41,38 @@ export interface Asset {
   type: string;
 }
 
+/** The page's ES modules by file name, each served at `/assets/page/<name>`; app.js is the entry. */
+export const PAGE_MODULES: Record<string, string> = {
+  "app.js": appJs,
+  "banner.js": bannerJs,
+  "connection.js": connectionJs,
+  "dom.js": domJs,
+  "draw.js": drawJs,
+  "fit.js": fitJs,
+  "fleet.js": fleetJs,
+  "focus.js": focusJs,
+  "heads.js": headsJs,
+  "layout.js": layoutJs,
+  "state.js": stateJs,
+  "tiles.js": tilesJs,
+  "view.js": viewJs,
+};
+
+const JS = "text/javascript; charset=utf-8";
+
 /** Files behind the token, by path. */
 export const ASSETS: Record<string, Asset> = {
   // The source map is not shipped: no reference to it.
-  "/assets/xterm.js": {
-    body: xtermJs.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"),
-    type: "text/javascript; charset=utf-8",
-  },
+  "/assets/xterm.js": { body: xtermJs.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"), type: JS },
   "/assets/xterm.css": { body: xtermCss, type: "text/css; charset=utf-8" },
-  "/assets/app.js": { body: appJs, type: "text/javascript; charset=utf-8" },
   "/assets/app.css": { body: appCss, type: "text/css; charset=utf-8" },
+  ...Object.fromEntries(
+    Object.entries(PAGE_MODULES).map(([name, body]) => [`/assets/page/${name}`, { body, type: JS }]),
+  ),
 };
 
 const LOADER = `(async () => {
+  const MODULES = ${JSON.stringify(Object.keys(PAGE_MODULES))};
   const boot = document.getElementById("boot");
   const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(location.hash);
   if (m) {
@@ -46,11 +84,31 @@ const LOADER = `(async () => {
     boot.textContent = "No token: open the URL that paneflow web printed (it ends in #token=...).";
     return;
   }
-  const get = async (path) => {
+  const load = async (path) => {
     const r = await fetch(path, { headers: { authorization: "Bearer " + token }, cache: "no-store" });
     if (r.status === 401) throw new Error("The token was refused: open the URL that paneflow web printed when it last started.");
     if (!r.ok) throw new Error("Could not load " + path + ": HTTP " + r.status);
-    return URL.createObjectURL(await r.blob());
+    return r;
+  };
+  const get = async (path) => URL.createObjectURL(await (await load(path)).blob());
+  // Each module becomes a blob URL once the modules it imports have theirs.
+  const linkModules = async () => {
+    const sources = Object.fromEntries(
+      await Promise.all(MODULES.map(async (n) => [n, await (await load("/assets/page/" + n)).text()])),
+    );
+    const urls = {};
+    const link = (name, from) => {
+      if (urls[name] === null) throw new Error("The page's modules import each other in a circle at " + name);
+      if (urls[name]) return urls[name];
+      if (!(name in sources)) throw new Error("The page's module " + name + " (imported by " + from + ") is missing");
+      urls[name] = null;
+      const code = sources[name].replace(
+        /(\\bfrom\\s*|\\bimport\\s*)"\\.\\/([\\w-]+\\.js)"/g,
+        (_, head, dep) => head + JSON.stringify(link(dep, name)),
+      );
+      return urls[name] = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+    };
+    return link("app.js", "the loader");
   };
   const script = (src) => new Promise((resolve, reject) => {
     const s = document.createElement("script");
@@ -60,9 +118,12 @@ const LOADER = `(async () => {
     document.head.append(s);
   });
   try {
-    const [xjs, xcss, ajs, acss] = await Promise.all(
-      ["/assets/xterm.js", "/assets/xterm.css", "/assets/app.js", "/assets/app.css"].map(get),
-    );
+    const [xjs, xcss, acss, app] = await Promise.all([
+      get("/assets/xterm.js"),
+      get("/assets/xterm.css"),
+      get("/assets/app.css"),
+      linkModules(),
+    ]);
     for (const href of [xcss, acss]) {
       const l = document.createElement("link");
       l.rel = "stylesheet";
@@ -71,7 +132,7 @@ const LOADER = `(async () => {
     }
     globalThis.PANEFLOW_TOKEN = token;
     await script(xjs);
-    await script(ajs);
+    await import(app);
   } catch (e) {
     boot.textContent = e.message;
   }

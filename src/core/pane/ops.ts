@@ -22,6 +22,7 @@ import {
   spawnPane,
 } from "./panes.ts";
 import { releaser } from "./release.ts";
+import { PaneError, PaneErrorCode } from "./errors.ts";
 
 type Handlers = { [K in OpName]: (req: OpRequest<K>) => OpResult<K> | Promise<OpResult<K>> };
 
@@ -29,7 +30,7 @@ const handlers: Handlers = {
   spawn: (req) => spawnPane(req),
   write: async (req) => {
     const pane = mustGet(req.id);
-    if (pane.exited) throw new Error("exited");
+    if (pane.exited) throw new PaneError(PaneErrorCode.Exited, `pane ${req.id}'s program has exited`);
     await pane.input.write(req.data);
     return null;
   },

@@ -27,6 +27,7 @@ import pty from "@lydell/node-pty";
 import type xterm from "@xterm/headless";
 import { CHANGE_FLUSH_MS, type SpawnRequest } from "./worker_api.ts";
 import { PtyInput } from "./pty_input.ts";
+import { PaneError, PaneErrorCode } from "./errors.ts";
 import { canSpawnDirect, DirectPty, type PanePty } from "./host_pty.ts";
 import { closeOnExecAll, wrapSpawn } from "../isolation/spawn.ts";
 import {
@@ -91,10 +92,8 @@ const QUIET_CHUNK_BYTES = 1024;
 /**
  * The budget while someone watches output of this worker's panes live (or a
  * `session.wait` is pending on one): the watched output is parsed only
- * between the floods' chunks. With per-pane watching, 20 floods of the log
- * and build mixes, one pane watched: 8 ms turns and 4 ms rests gave 14.5–16.6
- * MiB/s and output → frame p99 18.9–22.9 ms; 3 ms turns and 2 ms rests
- * 13.9–16.5 MiB/s and 12.2–18.9 ms (bench/corpus.ts, 2026-11-26 13:10–13:30 UTC).
+ * between the floods' chunks, so shorter turns bring it sooner, for a little
+ * throughput (docs/performance.md, "Figures behind constants in the code").
  */
 const WATCHED_TURN_BUDGET_MS = 3;
 const turnBudget = () => (watched || waitsPending() ? WATCHED_TURN_BUDGET_MS : TURN_BUDGET_MS);
@@ -486,7 +485,7 @@ function startPty(req: SpawnRequest): PanePty {
 /** The pane `id`, or an error. */
 export function mustGet(id: number): Pane {
   const pane = panes.get(id);
-  if (!pane) throw new Error(`No pane ${id} in worker`);
+  if (!pane) throw new PaneError(PaneErrorCode.NoPane, `No pane ${id} in worker`);
   return pane;
 }
 

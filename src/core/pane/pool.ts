@@ -16,7 +16,6 @@ import {
   type SearchResult,
   type SpawnerMessage,
   type SpawnRequest,
-  STALLED,
   type WatchedMessage,
   type WorkerBatch,
   type WorkerEvent,
@@ -25,6 +24,7 @@ import {
   type WorkerStats,
 } from "./worker_api.ts";
 import { RpcError } from "../../errors.ts";
+import { fromFailure, isPaneError, PaneError, PaneErrorCode } from "./errors.ts";
 import { spawnerWorker } from "./spawner.ts";
 import { quietReleaser } from "./release.ts";
 import type { SessionCall, SessionResults } from "../session/worker_api.ts";
@@ -165,7 +165,7 @@ export class PanePool {
       this.#waiting.delete(msg.rid);
       clearTimeout(waiter.timer);
       if (msg.ok) waiter.resolve(msg.result);
-      else waiter.reject(new Error(msg.error));
+      else waiter.reject(fromFailure(msg.error));
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault(); // not the host's end
@@ -198,7 +198,7 @@ export class PanePool {
       if (w.slot !== slot) continue;
       this.#waiting.delete(rid);
       clearTimeout(w.timer);
-      w.reject(new Error(`the pane's worker failed: ${why}`));
+      w.reject(new PaneError(PaneErrorCode.WorkerFailed, `the pane's worker failed: ${why}`));
     }
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots[i] = this.#startWorker();
@@ -340,7 +340,11 @@ export class PanePool {
     op: OpRequest<K>,
     ms = op.op === "write" ? 0 : op.op === "spawn" ? SPAWN_MS : WORKER_REQUEST_MS,
   ): Promise<OpResult<K>> {
-    if (slot.failed) return Promise.reject(new Error(`the pane's worker failed: ${slot.failed}`));
+    if (slot.failed) {
+      return Promise.reject(
+        new PaneError(PaneErrorCode.WorkerFailed, `the pane's worker failed: ${slot.failed}`),
+      );
+    }
     const rid = ++this.#rid;
     return new Promise<OpResult<K>>((resolve, reject) => {
       const waiter = {
@@ -353,7 +357,12 @@ export class PanePool {
       if (ms > 0) {
         waiter.timer = setTimeout(() => {
           if (!this.#waiting.delete(rid)) return;
-          reject(new Error(`the pane's worker did not answer ${op.op} within ${ms / 1000} s`));
+          reject(
+            new PaneError(
+              PaneErrorCode.NoAnswer,
+              `the pane's worker did not answer ${op.op} within ${ms / 1000} s`,
+            ),
+          );
         }, ms);
       }
       this.#waiting.set(rid, waiter);
@@ -364,7 +373,7 @@ export class PanePool {
 
   #to<K extends OpName>(id: number, op: OpRequest<K>): Promise<OpResult<K>> {
     const slot = this.#home.get(id);
-    if (!slot) return Promise.reject(new Error(`Pane ${id} has no worker`));
+    if (!slot) return Promise.reject(new PaneError(PaneErrorCode.NoPane, `Pane ${id} has no worker`));
     return this.#send(slot, op);
   }
 
@@ -373,10 +382,8 @@ export class PanePool {
    * one whose panes someone watches while another worker has none watched.
    * A worker reads and parses its panes one chunk after another, so output
    * of a watched pane waits behind every flood of its worker; on a worker of
-   * its own it is read as it comes (20 floods of the log and build mixes and
-   * a watched 21st pane: output -> frame p99 4.5 and 5.1 ms on a worker of
-   * its own, 18.1 and 15.6 ms beside a third of the floods with every worker
-   * pacing; bench/corpus.ts, 2026-11-27).
+   * its own it is read as it comes, several times sooner (docs/performance.md,
+   * "Figures behind constants in the code").
    */
   #placement(): Slot {
     const live = this.#slots.filter((s) => !s.failed);
@@ -410,16 +417,16 @@ export class PanePool {
 
   /** Writes into the pane's PTY; resolves once the program has taken every byte. */
   write(id: number, data: string): Promise<void> {
-    return this.#to(id, { op: "write", id, data }).then(() => {}, (e: Error) => {
-      if (e.message.startsWith(STALLED)) {
+    return this.#to(id, { op: "write", id, data }).then(() => {}, (e: unknown) => {
+      if (isPaneError(e, PaneErrorCode.Stalled)) {
         throw new RpcError(ErrorCode.Backpressure, `Pane ${id}: ${e.message}`, {
           reason: ErrorReason.InputStalled,
-        });
+        }, { cause: e });
       }
-      if (e.message === "exited") {
+      if (isPaneError(e, PaneErrorCode.Exited)) {
         throw new RpcError(ErrorCode.InvalidParams, `Pane ${id} exited while being written to`, {
           reason: ErrorReason.Exited,
-        });
+        }, { cause: e });
       }
       throw e;
     });
@@ -496,7 +503,7 @@ export class PanePool {
     this.#spawner.terminate();
     for (const waiter of this.#waiting.values()) {
       clearTimeout(waiter.timer);
-      waiter.reject(new Error("Host is stopping"));
+      waiter.reject(new PaneError(PaneErrorCode.Stopping, "Host is stopping"));
     }
     this.#waiting.clear();
   }

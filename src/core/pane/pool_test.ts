@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import type { WorkerEvent } from "./worker_api.ts";
 import { PanePool } from "./pool.ts";
+import { PaneError, PaneErrorCode } from "./errors.ts";
+import { RpcError } from "../../errors.ts";
+import { ErrorReason } from "../../spec/codes.ts";
 
 const spawnOpts = (id: number) => ({
   id,
@@ -42,7 +45,11 @@ Deno.test("pane pool: a worker that throws fails alone; its panes exit, reported
     await until("pane 1 to exit", () => events.some((e) => e.ev === "exit" && e.id === 1));
     assert.ok(!events.some((e) => e.ev === "exit" && e.id === 2), "pane 2 is unharmed");
     assert.match(logged.join("\n"), /pane worker failed .*its panes end: 1/);
-    await assert.rejects(pool.read(1, 10, 0), /no worker|failed/);
+    // Its panes are gone from the pool: a request names why by its code.
+    await assert.rejects(
+      pool.read(1, 10, 0),
+      (e) => e instanceof PaneError && e.code === PaneErrorCode.NoPane,
+    );
 
     const two = await pool.read(2, 10, 0);
     assert.ok(two.lines.some((l) => l.includes("pane-2")));
@@ -102,6 +109,35 @@ Deno.test("pane pool: new panes start beside no watched pane; floods are paced o
     assert.equal(await layout(), "2,2");
   } finally {
     for (const id of [1, 2, 3, 4]) await pool.dispose(id).catch(() => {});
+    pool.terminate();
+  }
+});
+
+Deno.test("pane pool: a write to a pane whose program exited fails with reason exited, its origin kept", async () => {
+  const events: WorkerEvent[] = [];
+  const pool = new PanePool(1);
+  pool.listen((ev) => events.push(ev));
+  try {
+    await pool.spawn({ ...spawnOpts(1), args: ["-c", "exit 0"] });
+    await until("the program to exit", () => events.some((e) => e.ev === "exit" && e.id === 1));
+    const err = await pool.write(1, "late\n").then(() => null, (e) => e);
+    assert.ok(err instanceof RpcError, String(err));
+    assert.equal(err.data?.reason, ErrorReason.Exited);
+    assert.match(err.message, /^Pane 1 exited while being written to$/);
+    // The worker's error, rebuilt with its code, and under it where the worker threw it.
+    assert.ok(err.cause instanceof PaneError);
+    assert.equal(err.cause.code, PaneErrorCode.Exited);
+    assert.match(
+      (err.cause.cause as Error).stack ?? "",
+      /^in the pane worker: PaneError: .*\n\s+at .*ops\.ts/,
+    );
+    // A pane the worker never had: code no_pane, from the worker.
+    await assert.rejects(
+      pool.read(99, 10, 0),
+      (e) => e instanceof PaneError && e.code === PaneErrorCode.NoPane,
+    );
+  } finally {
+    await pool.dispose(1).catch(() => {});
     pool.terminate();
   }
 });

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { STALLED } from "./worker_api.ts";
+import { PaneError, PaneErrorCode } from "./errors.ts";
 
 /** errno for "try again" (Linux, macOS) and for a call a signal interrupted. */
 const EAGAIN = Deno.build.os === "darwin" ? 35 : 11;
@@ -37,9 +37,6 @@ function openLibc(): Libc | null {
   return libc;
 }
 
-/** How a write the closing of its terminal stopped fails (the pool maps it to `exited`). */
-export const INPUT_CLOSED = "exited";
-
 /**
  * The input side of one PTY master: writes are queued and each resolves once written whole.
  *
@@ -59,7 +56,7 @@ export class PtyInput {
    */
   constructor(private readonly _fd: number, private readonly _fallback: (data: string) => void) {}
 
-  /** No byte is written from now on; queued and retrying writes fail with {@link INPUT_CLOSED}. */
+  /** No byte is written from now on; queued and retrying writes fail with code `exited`. */
   close(): void {
     this.#closed = true;
   }
@@ -69,7 +66,11 @@ export class PtyInput {
     return this.#closed;
   }
 
-  /** Writes `data` after every earlier write; rejects if the program stops reading or goes away. */
+  /**
+   * Writes `data` after every earlier write; rejects with a {@link PaneError}
+   * of code `stalled` if the program stops reading, `exited` if its terminal
+   * is closed.
+   */
   write(data: string): Promise<void> {
     const next = this.#queue.then(() => this.#writeAll(new TextEncoder().encode(data)));
     this.#queue = next.catch(() => {});
@@ -77,7 +78,7 @@ export class PtyInput {
   }
 
   async #writeAll(bytes: Uint8Array): Promise<void> {
-    if (this.#closed) throw new Error(INPUT_CLOSED);
+    if (this.#closed) throw closedError();
     const c = openLibc();
     if (!c) return this._fallback(new TextDecoder().decode(bytes));
     let off = 0;
@@ -85,7 +86,7 @@ export class PtyInput {
     let progressAt = Date.now();
     while (off < bytes.length) {
       // Checked before every write(2): the number may belong to another file by now.
-      if (this.#closed) throw new Error(INPUT_CLOSED);
+      if (this.#closed) throw closedError();
       const n = Number(c.symbols.write(this._fd, bytes.subarray(off), BigInt(bytes.length - off)));
       if (n > 0) {
         off += n;
@@ -97,12 +98,19 @@ export class PtyInput {
       if (errno === EINTR) continue;
       if (errno !== EAGAIN) throw new Error(`write to the terminal failed (errno ${errno})`);
       if (Date.now() - progressAt > STALL_MS) {
-        throw new Error(
-          `${STALLED}: ${off} of ${bytes.length} bytes taken, then nothing for ${STALL_MS / 1000} s`,
+        throw new PaneError(
+          PaneErrorCode.Stalled,
+          `the program stopped reading its input: ${off} of ${bytes.length} bytes taken, then nothing for ${
+            STALL_MS / 1000
+          } s`,
         );
       }
       await new Promise((r) => setTimeout(r, wait));
       wait = Math.min(wait * 2, 20);
     }
   }
+}
+
+function closedError(): PaneError {
+  return new PaneError(PaneErrorCode.Exited, "the pane's terminal is closed");
 }

@@ -21,6 +21,7 @@ import { transferOf } from "../../wire/raw_json.ts";
 import { rawBuffers } from "../session/snapshot.ts";
 import { startWait } from "../session/engine.ts";
 import { releaser } from "./release.ts";
+import { toFailure } from "./errors.ts";
 
 // The garbage of requests counts toward the next trim as output does (./release.ts).
 releaser.watchExternal();
@@ -34,7 +35,7 @@ function waitFor(req: Extract<WorkerRequest, { op: "session" }>): void {
   try {
     startWait(req.id, call, (result) => post({ rid: req.rid, ok: true, result }, transferOf(result)));
   } catch (err) {
-    post({ rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) });
+    post({ rid: req.rid, ok: false, error: toFailure(err) });
   }
 }
 
@@ -70,6 +71,6 @@ scope.onmessage = async (e: MessageEvent<Message>) => {
       if (pane) remember(pane);
     }
   } catch (err) {
-    post({ rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) });
+    post({ rid: req.rid, ok: false, error: toFailure(err) });
   }
 };

@@ -4,6 +4,7 @@
  * @module
  */
 import type { SessionCall, SessionEvent, SessionResults, SessionSpawn } from "../session/worker_api.ts";
+import type { PaneFailure } from "./errors.ts";
 
 /**
  * How often a pane that keeps printing reports its new output generation
@@ -11,12 +12,6 @@ import type { SessionCall, SessionEvent, SessionResults, SessionSpawn } from "..
  * output within this many ms in one report when they end.
  */
 export const CHANGE_FLUSH_MS = 4;
-
-/**
- * How the error of a `write` the pane's program stopped taking begins: the
- * main thread maps it to the `input_stalled` reason.
- */
-export const STALLED = "the program stopped reading its input";
 
 /** What `spawn` needs: the program, its terminal's size and scrollback. */
 export interface SpawnRequest {
@@ -120,10 +115,10 @@ export interface SpawnerMessage {
   spawner: MessagePort;
 }
 
-/** The reply to one {@link WorkerRequest}. */
+/** The reply to one {@link WorkerRequest}; a failure carries its code (./errors.ts). */
 export type WorkerReply =
   | { rid: number; ok: true; result: OpResult<OpName> }
-  | { rid: number; ok: false; error: string };
+  | { rid: number; ok: false; error: PaneFailure };
 
 /** Something that happened in a pane, pushed without a request. */
 export type WorkerEvent =

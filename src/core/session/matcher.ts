@@ -1,5 +1,5 @@
 /**
- * Matcher trees of `session.wait` (seed 003): validation on the main thread
+ * Matcher trees of `session.wait` (docs/ptywright.md): validation on the main thread
  * (iterative, so a tree 10,000 levels deep is a clear -32602, not a stack
  * overflow; regexes compiled on the bounded-cost engine) and evaluation in
  * the pane worker against the parsed screen and the transcript.

@@ -32,7 +32,7 @@ export function compileSafe(source: string): SafeRegex {
   try {
     re = RE2JS.compile(source);
   } catch (e) {
-    throw new Error((e as Error).message.replace(/^error parsing regexp: /, ""));
+    throw new Error((e as Error).message.replace(/^error parsing regexp: /, ""), { cause: e });
   }
   if (re.programSize() > MAX_PROGRAM) {
     throw new Error(`pattern compiles to ${re.programSize()} instructions; the limit is ${MAX_PROGRAM}`);

@@ -1,7 +1,7 @@
 /**
  * What the main thread and a pane worker say about sessions: the spawn
  * option that makes a pane a session, the calls (one `session` worker op),
- * and the result shapes (ptywright's, seed 003).
+ * and the result shapes (ptywright's, docs/ptywright.md).
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * ptywright's `adapter.*` and `plugin.*` families (seed 003): validation,
+ * ptywright's `adapter.*` and `plugin.*` families (docs/plugins.md): validation,
  * permission gating per method, and dispatch into src/plugins/. The
  * handlers only translate; the work is in src/plugins/.
  *
@@ -145,7 +145,7 @@ const handlers: { [K in M]: Handler<K> } = {
     try {
       validateManifest(p.manifest);
     } catch (e) {
-      throw new RpcError(PwError.InvalidParams, (e as Error).message);
+      throw new RpcError(PwError.InvalidParams, (e as Error).message, undefined, { cause: e });
     }
     return { valid: true };
   },

@@ -1,5 +1,5 @@
 /**
- * ptywright's `session.*` family (seed 003): sessions are panes run by the
+ * ptywright's `session.*` family (docs/ptywright.md): sessions are panes run by the
  * pane workers (src/session/); reads are redacted by default.
  *
  * @module
