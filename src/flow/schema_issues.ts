@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { EXPECTED, kindOf, suggest, valueAt } from "../issue_words.ts";
+import { valueAt, zodIssues } from "../issue_words.ts";
 import { FlowSpec, Step } from "../spec/flow.ts";
 import { type Issue, PaneSpec } from "../spec/workspace.ts";
 
@@ -35,75 +35,14 @@ const KNOWN_KEYS: Record<string, string[]> = {
 export function schemaIssues(raw: unknown): Issue[] {
   const parsed = FlowSpec.safeParse(raw);
   if (parsed.success) return [];
-  const out: Issue[] = [];
-  for (const issue of parsed.error.issues) {
-    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-    const value = valueAt(raw, path);
-    const last = path[path.length - 1];
-    switch (issue.code) {
-      case "unrecognized_keys": {
-        const table = path.length === 0 ? "top" : typeof last === "number" ? "step" : String(last);
-        for (const k of issue.keys) {
-          out.push({
-            path: [...path, k],
-            message: `unknown key "${k}"${suggest(k, KNOWN_KEYS[table] ?? [])}`,
-          });
-        }
-        break;
-      }
-      case "invalid_type":
-        if (value === undefined && path.length === 1 && path[0] === "step") {
-          out.push({ path, message: "is required: add at least one [[step]] table" });
-        } else if (value === undefined) {
-          out.push({ path, message: "is required" });
-        } else if (path[path.length - 2] === "env") {
-          out.push({ path, message: `must be a string, number or boolean, not ${kindOf(value)}` });
-        } else {
-          const want = EXPECTED[issue.expected] ?? issue.expected;
-          out.push({ path, message: `must be ${want}, not ${kindOf(value)}` });
-        }
-        break;
-      case "invalid_union":
-        out.push({
-          path,
-          message: path[path.length - 2] === "foreach"
-            ? `must be a non-empty string or a number, not ${kindOf(value)}${value === "" ? " (empty)" : ""}`
-            : `must be a string, number or boolean, not ${kindOf(value)}`,
-        });
-        break;
-      case "invalid_value":
-        out.push({
-          path,
-          message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, not ${
-            JSON.stringify(value)
-          }`,
-        });
-        break;
-      case "too_small":
-        if (issue.origin === "array") {
-          out.push({
-            path,
-            message: path.length === 1 ? "needs at least one [[step]] table" : "needs at least one item",
-          });
-        } else if (issue.origin === "string") out.push({ path, message: "must not be empty" });
-        else {
-          out.push({
-            path,
-            message: `must be ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}, not ${value}`,
-          });
-        }
-        break;
-      case "too_big":
-        out.push({ path, message: `must be at most ${issue.maximum}, not ${value}` });
-        break;
-      case "invalid_format":
-        out.push({ path, message: `${issue.message}, not ${JSON.stringify(value)}` });
-        break;
-      default:
-        out.push({ path, message: issue.message.replace(/^Invalid input: /, "") });
-    }
-  }
-  return out;
+  return zodIssues(raw, parsed.error.issues, {
+    tables: "step",
+    knownKeys(path) {
+      const last = path[path.length - 1];
+      const table = path.length === 0 ? "top" : typeof last === "number" ? "step" : String(last);
+      return KNOWN_KEYS[table] ?? [];
+    },
+  });
 }
 
 /**

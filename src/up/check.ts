@@ -14,7 +14,7 @@
  */
 import { UsageError } from "../errors.ts";
 import { type KeyPath, type Locator, parseTomlFile } from "../toml_locate.ts";
-import { EXPECTED, kindOf, suggest, valueAt } from "../issue_words.ts";
+import { zodIssues } from "../issue_words.ts";
 import {
   DEFAULT_SETUP_TIMEOUT_SECS,
   type Issue,
@@ -67,52 +67,10 @@ export function locateIssues(issues: Issue[], file: string, locate: Locator): Lo
 function schemaIssues(raw: unknown): Issue[] {
   const parsed = WorkspaceSpec.safeParse(raw);
   if (parsed.success) return [];
-  const out: Issue[] = [];
-  for (const issue of parsed.error.issues) {
-    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-    const value = valueAt(raw, path);
-    switch (issue.code) {
-      case "unrecognized_keys": {
-        const known = path.length === 0 ? TOP_KEYS : PANE_KEYS;
-        for (const k of issue.keys) {
-          out.push({ path: [...path, k], message: `unknown key "${k}"${suggest(k, known)}` });
-        }
-        break;
-      }
-      case "invalid_type":
-        if (value === undefined && path.length === 1 && path[0] === "panes") {
-          out.push({ path, message: "is required: add at least one [[panes]] table" });
-        } else if (path[path.length - 2] === "env") {
-          out.push({ path, message: `must be a string, number or boolean, not ${kindOf(value)}` });
-        } else {
-          const want = EXPECTED[issue.expected] ?? issue.expected;
-          out.push({ path, message: `must be ${want}, not ${kindOf(value)}` });
-        }
-        break;
-      case "invalid_union":
-        out.push({ path, message: `must be a string, number or boolean, not ${kindOf(value)}` });
-        break;
-      case "invalid_value":
-        out.push({
-          path,
-          message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, not ${
-            JSON.stringify(value)
-          }`,
-        });
-        break;
-      case "too_small":
-        if (issue.origin === "array") out.push({ path, message: "needs at least one [[panes]] table" });
-        else if (issue.origin === "string") out.push({ path, message: "must not be empty" });
-        else out.push({ path, message: `must be at least ${issue.minimum}, not ${value}` });
-        break;
-      case "too_big":
-        out.push({ path, message: `must be at most ${issue.maximum}, not ${value}` });
-        break;
-      default:
-        out.push({ path, message: issue.message });
-    }
-  }
-  return out;
+  return zodIssues(raw, parsed.error.issues, {
+    tables: "panes",
+    knownKeys: (path) => path.length === 0 ? TOP_KEYS : PANE_KEYS,
+  });
 }
 
 /** Environment lookup (injectable for tests). */
