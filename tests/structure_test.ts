@@ -1,12 +1,22 @@
 /**
  * The layout's rules (scripts/structure.ts): no import circles in src/, no
- * module over 600 lines, at most 10 modules directly in src/server/, no
- * stray root files, and which folder may import which.
+ * module over 600 lines, no named function over its cap, at most 10 modules
+ * directly in src/server/, no stray root files, and which folder may import
+ * which.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { circles, folderCircles, importsOf, layerProblems, modules, problems } from "../scripts/structure.ts";
+import {
+  circles,
+  folderCircles,
+  importsOf,
+  layerProblems,
+  longFunctions,
+  MAX_FUNCTION_LINES,
+  modules,
+  problems,
+} from "../scripts/structure.ts";
 import { ROOT } from "./_harness.ts";
 
 Deno.test("structure: the circle finder finds circles, self-imports, and nothing in a tree", () => {
@@ -91,8 +101,54 @@ Deno.test("structure: folders that import each other in a circle are found", () 
   assert.deepEqual(folderCircles(g, src), []);
 });
 
-Deno.test("structure: src/ holds to the layout's rules", () => {
-  assert.deepEqual(problems(), []);
+/** A function of `lines` lines whose body holds braces and comments that a brace counter would trip on. */
+function planted(head: string, lines: number, tail = ""): string {
+  const body = Array.from({ length: lines - 2 }, (_, i) => `  x += "}${i}"; // }`);
+  return [head, ...body, `}${tail}`].join("\n");
+}
+
+Deno.test("structure: a named function over the cap is found; one at the cap, or allowed, is not", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "paneflow-structure-test-" });
+  try {
+    const over = MAX_FUNCTION_LINES + 1;
+    const parts = [
+      'let x = "";',
+      planted("export function tooLong() {", over),
+      planted("export function atTheCap() {", MAX_FUNCTION_LINES),
+      planted("export const arrow = () => {", over, ";"),
+      `export const verb = {\n${planted("  run() {", over, ",")}\n};`,
+      `export class Box {\n${planted("  #inside() {", over)}\n}`,
+      // An anonymous callback counts toward the function that holds it, not on its own.
+      planted("[1].map(() => {", over, ");"),
+    ];
+    // The line each part starts on (the member functions start one line further in).
+    const starts = parts.map((_, i) => 1 + parts.slice(0, i).join("\n").split("\n").length - (i ? 0 : 1));
+    await Deno.writeTextFile(`${dir}/long.ts`, parts.join("\n") + "\n");
+    const paths = [`${dir}/long.ts`];
+    const found = await longFunctions(paths, { root: `${dir}/`, allowed: {} });
+    assert.deepEqual(found, [
+      `long.ts:${starts[1]} function tooLong has ${over} lines (at most ${MAX_FUNCTION_LINES})`,
+      `long.ts:${starts[3]} function arrow has ${over} lines (at most ${MAX_FUNCTION_LINES})`,
+      `long.ts:${starts[4] + 1} function verb.run has ${over} lines (at most ${MAX_FUNCTION_LINES})`,
+      `long.ts:${starts[5] + 1} function Box.#inside has ${over} lines (at most ${MAX_FUNCTION_LINES})`,
+    ]);
+    const allowed = {
+      "long.ts: tooLong": "planted",
+      "long.ts: verb.run": "planted",
+      "long.ts: gone": "split",
+    };
+    assert.deepEqual(await longFunctions(paths, { root: `${dir}/`, allowed }), [
+      found[1],
+      found[3],
+      `LONG_FUNCTIONS lists "long.ts: gone", which is no longer over ${MAX_FUNCTION_LINES} lines`,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("structure: src/ holds to the layout's rules", async () => {
+  assert.deepEqual(await problems(), []);
 });
 
 Deno.test("structure: the web page's .js modules are held to the same rules", () => {
