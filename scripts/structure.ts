@@ -59,8 +59,6 @@ export const LONG_FUNCTIONS: Record<string, string> = {
   "src/verbs/wait.ts: run": "being split on this branch",
   "src/toml_locate.ts: locateKeys": "being split on this branch",
   "src/verbs/flow.ts: run": "being split on this branch",
-  "src/up/apply.ts: up": "being split on this branch",
-  "src/up/check.ts: checkWorkspace": "being split on this branch",
 };
 const MAX_SERVER_MODULES = 10;
 const ROOT_FILES = new Set([

@@ -15,10 +15,10 @@ import { launchers } from "../agents/launchers.ts";
 import { launchHooks } from "../agents/per_launch.ts";
 import { dirname, selfCommand } from "../paths.ts";
 import { bracketedPaste } from "../agents/submit.ts";
-import type { Issue, ResolvedPane, WorkspaceSpec } from "../spec/workspace.ts";
+import type { Issue, ResolvedPane, ResolvedWorkspace, WorkspaceSpec } from "../spec/workspace.ts";
 import type { Result } from "../spec/results.ts";
 import { checkWorkspace, formatPath } from "./check.ts";
-import { planPanes } from "./plan.ts";
+import { type PanePlan, planPanes } from "./plan.ts";
 import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
 import { prefillSettled, readingTty } from "../agents/readiness.ts";
 import type { PaneOptions, Registry, Surface, Workspace } from "../core/registry.ts";
@@ -88,7 +88,7 @@ function stateFor(ctx: UpHost): UpState {
   return st;
 }
 
-/** Invalid spec: every problem with its key path, for the CLI to locate in the file. */
+/** Whether `path` is a directory now. */
 function isDirectory(path: string): boolean {
   try {
     return Deno.statSync(path).isDirectory;
@@ -97,6 +97,7 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** Invalid spec: every problem with its key path, for the CLI to locate in the file. */
 function specError(issues: Issue[]): RpcError {
   return new RpcError(
     ErrorCode.InvalidParams,
@@ -137,11 +138,77 @@ async function up(ctx: UpHost, st: UpState, params: WorkspaceSpec): Promise<UpRe
   const { issues, workspace } = checkWorkspace(params, { agents: Object.keys(table) });
   if (!workspace) throw specError(issues);
   const reg = ctx.registry;
-  const live = [...reg.surfaces.values()];
+  const found = findReusable(reg, st, workspace);
+  const plan = await planPanes(workspace, {
+    launchers: table,
+    baseEnv: paneBaseEnv(ctx.config),
+    only: new Set(workspace.panes.filter((p) => !found.reused.has(p.index)).map((p) => p.index)),
+    takenPorts: portsInUse(reg, st),
+  });
+  if (plan.issues.length) throw specError(plan.issues);
+  const { target: ws, created, byIndex } = await createPanes(ctx, st, {
+    workspace,
+    panes: plan.panes,
+    found,
+  });
 
-  // Panes of an earlier `up` that still run are reused: by name, or (unnamed)
-  // by their place in the spec of a workspace with the same title.
-  let target: Workspace | null = reg.workspaces.find((w) => w.title === workspace.name) ?? null;
+  const focus = workspace.panes.find((p) => p.focus);
+  if (focus) reg.focus(byIndex.get(focus.index)!);
+  else reg.select(reg.indexOf(ws));
+  for (const p of plan.panes) {
+    if (p.prompt === null) continue;
+    const s = byIndex.get(p.index)!;
+    prefill(ctx, s, p.prompt, { wrapped: p.setup !== null, setupSecs: p.setup_timeout_secs })
+      .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
+  }
+
+  const planned = new Map(plan.panes.map((p) => [p.index, p]));
+  const reused = found.reused;
+  const panes: UpPane[] = workspace.panes.map((p: ResolvedPane) => {
+    const s = byIndex.get(p.index)!;
+    const pl = planned.get(p.index);
+    const origin = st.origins.get(s.id);
+    return {
+      index: p.index,
+      surface_id: s.id,
+      name: s.name,
+      agent: p.agent,
+      command: pl ? pl.command : p.agent !== null ? table[p.agent] ?? null : p.command,
+      cwd: s.cwd,
+      worktree: origin?.worktree ?? pl?.worktree?.path ?? null,
+      port: origin?.port ?? null,
+      reused: reused.has(p.index),
+      prompt: p.prompt === null ? null : reused.has(p.index) ? "skipped" : "pending",
+    };
+  });
+  return {
+    index: reg.indexOf(ws),
+    title: ws.title,
+    panes,
+    surface_ids: reg.describeWorkspace(ws).surface_ids,
+    created: created.map((s) => s.id),
+    reused: [...reused.values()].map((s) => s.id),
+  };
+}
+
+/** What an earlier `up` of the same workspace left that this one reuses or replaces. */
+interface Reusable {
+  /** The workspace the panes go to, if one is there already. */
+  target: Workspace | null;
+  /** Running panes of the earlier `up`, by their index in the spec. */
+  reused: Map<number, Surface>;
+  /** Exited panes of the earlier `up`, closed before new ones are created. */
+  stale: Surface[];
+}
+
+/**
+ * Panes of an earlier `up` that still run are reused: by name, or (unnamed)
+ * by their place in the spec of a workspace with the same title. Throws the
+ * names that clash with panes no `up` of this workspace started.
+ */
+function findReusable(reg: Registry, st: UpState, workspace: ResolvedWorkspace): Reusable {
+  const live = [...reg.surfaces.values()];
+  const target: Workspace | null = reg.workspaces.find((w) => w.title === workspace.name) ?? null;
   const reused = new Map<number, Surface>();
   const stale: Surface[] = [];
   const clashes: Issue[] = [];
@@ -166,79 +233,49 @@ async function up(ctx: UpHost, st: UpState, params: WorkspaceSpec): Promise<UpRe
     else reused.set(p.index, s);
   }
   if (clashes.length) throw specError(clashes);
-  target ??= reused.values().next().value?.workspace ?? null;
+  return { target: target ?? reused.values().next().value?.workspace ?? null, reused, stale };
+}
 
-  const only = new Set(workspace.panes.filter((p) => !reused.has(p.index)).map((p) => p.index));
-  const takenPorts = new Set(
+/** The ports held by running panes this host brought up. */
+function portsInUse(reg: Registry, st: UpState): Set<number> {
+  return new Set(
     [...st.origins.entries()]
       .filter(([id, o]) => o.port !== null && reg.surfaces.get(id)?.exit === null)
       .map(([, o]) => o.port!),
   );
-  const plan = await planPanes(workspace, {
-    launchers: table,
-    baseEnv: paneBaseEnv(ctx.config),
-    only,
-    takenPorts,
-  });
-  if (plan.issues.length) throw specError(plan.issues);
+}
 
+/** What {@link createPanes} made: every pane of the spec by index, and the new ones. */
+interface Created {
+  target: Workspace;
+  created: Surface[];
+  byIndex: Map<number, Surface>;
+}
+
+/**
+ * Closes the stale panes, then creates the planned worktrees and panes in
+ * order. On any failure, closes what it created and removes the worktrees it
+ * created, and throws one error that says so.
+ */
+async function createPanes(
+  ctx: UpHost,
+  st: UpState,
+  job: { workspace: ResolvedWorkspace; panes: PanePlan[]; found: Reusable },
+): Promise<Created> {
+  const { workspace, found } = job;
+  const reg = ctx.registry;
   const shell = paneShell(ctx.config);
   const created: Surface[] = [];
   const createdWorktrees: WorktreePlan[] = [];
-  const byIndex = new Map<number, Surface>(reused);
+  const byIndex = new Map<number, Surface>(found.reused);
+  let target = found.target;
   try {
-    for (const s of stale) await reg.closeSurface(s);
+    for (const s of found.stale) await reg.closeSurface(s);
     if (target && reg.indexOf(target) < 0) target = null;
     const made = new Set<string>();
-    for (const p of plan.panes) {
-      let cwd = p.cwd;
-      if (p.worktree) {
-        if (!made.has(p.worktree.path)) {
-          const r = await createWorktree(p.worktree);
-          made.add(p.worktree.path);
-          if (r.created) createdWorktrees.push(p.worktree);
-          if (r.copied.length) log(ctx, `worktree ${p.worktree.path}: copied ${r.copied.join(", ")}`);
-        }
-        try {
-          if (!Deno.statSync(cwd).isDirectory) cwd = p.worktree.path;
-        } catch {
-          cwd = p.worktree.path;
-        }
-      }
-      // A directory removed since the spec was checked is the caller's problem (-32602), not ours.
-      if (!isDirectory(cwd)) {
-        throw new RpcError(
-          ErrorCode.InvalidParams,
-          `panes[${p.index}]: the working directory ${cwd} does not exist (any more)`,
-          { reason: "invalid_spec" },
-        );
-      }
-      const opts: PaneOptions = { cwd, env: p.env, ...(p.name !== null ? { name: p.name } : {}) };
-      if (p.setup !== null) {
-        opts.argv = [
-          "/bin/sh",
-          "-c",
-          setupScript({ setup: p.setup, timeoutSecs: p.setup_timeout_secs, shell, command: p.command }),
-        ];
-        opts.shownArgv = p.command === null ? [shell] : [shell, "-c", p.command];
-      } else if (p.command !== null) opts.command = p.command;
-      const hooks = p.agent !== null && p.command !== null ? perLaunch(ctx, p.agent, p.env) : null;
-      if (hooks) {
-        if (hooks.env) opts.env = { ...opts.env, ...hooks.env };
-        if (opts.command) opts.command += hooks.suffix;
-        else if (opts.argv) {
-          opts.argv = [
-            "/bin/sh",
-            "-c",
-            setupScript({
-              setup: p.setup!,
-              timeoutSecs: p.setup_timeout_secs,
-              shell,
-              command: p.command + hooks.suffix,
-            }),
-          ];
-        }
-      }
+    for (const p of job.panes) {
+      const cwd = await paneDirectory(ctx, p, { made, createdWorktrees });
+      const { opts, hooks } = paneOptions(ctx, p, cwd, shell);
       let s: Surface;
       if (!target) {
         const r = await reg.createWorkspace({ ...opts, title: workspace.name, layout: workspace.layout });
@@ -273,45 +310,63 @@ async function up(ctx: UpHost, st: UpState, params: WorkspaceSpec): Promise<UpRe
       { cause: e },
     );
   }
+  return { target: target!, created, byIndex };
+}
 
-  const ws = target!;
-  const focus = workspace.panes.find((p) => p.focus);
-  if (focus) reg.focus(byIndex.get(focus.index)!);
-  else reg.select(reg.indexOf(ws));
-
-  for (const p of plan.panes) {
-    if (p.prompt === null) continue;
-    const s = byIndex.get(p.index)!;
-    prefill(ctx, s, p.prompt, { wrapped: p.setup !== null, setupSecs: p.setup_timeout_secs })
-      .catch((e) => log(ctx, `prompt for pane ${s.id} not typed: ${(e as Error).message}`));
+/**
+ * The directory a planned pane starts in, creating its worktree first (once
+ * per path; those it created are added to `createdWorktrees`).
+ */
+async function paneDirectory(
+  ctx: UpHost,
+  p: PanePlan,
+  worktrees: { made: Set<string>; createdWorktrees: WorktreePlan[] },
+): Promise<string> {
+  let cwd = p.cwd;
+  if (p.worktree) {
+    if (!worktrees.made.has(p.worktree.path)) {
+      const r = await createWorktree(p.worktree);
+      worktrees.made.add(p.worktree.path);
+      if (r.created) worktrees.createdWorktrees.push(p.worktree);
+      if (r.copied.length) log(ctx, `worktree ${p.worktree.path}: copied ${r.copied.join(", ")}`);
+    }
+    if (!isDirectory(cwd)) cwd = p.worktree.path;
   }
+  // A directory removed since the spec was checked is the caller's problem (-32602), not ours.
+  if (!isDirectory(cwd)) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `panes[${p.index}]: the working directory ${cwd} does not exist (any more)`,
+      { reason: "invalid_spec" },
+    );
+  }
+  return cwd;
+}
 
-  const planned = new Map(plan.panes.map((p) => [p.index, p]));
-  const panes: UpPane[] = workspace.panes.map((p: ResolvedPane) => {
-    const s = byIndex.get(p.index)!;
-    const pl = planned.get(p.index);
-    const origin = st.origins.get(s.id);
-    return {
-      index: p.index,
-      surface_id: s.id,
-      name: s.name,
-      agent: p.agent,
-      command: pl ? pl.command : p.agent !== null ? table[p.agent] ?? null : p.command,
-      cwd: s.cwd,
-      worktree: origin?.worktree ?? pl?.worktree?.path ?? null,
-      port: origin?.port ?? null,
-      reused: reused.has(p.index),
-      prompt: p.prompt === null ? null : reused.has(p.index) ? "skipped" : "pending",
-    };
-  });
-  return {
-    index: reg.indexOf(ws),
-    title: ws.title,
-    panes,
-    surface_ids: reg.describeWorkspace(ws).surface_ids,
-    created: created.map((s) => s.id),
-    reused: [...reused.values()].map((s) => s.id),
-  };
+/** How a planned pane is started: its program (wrapped in its setup), environment and per-launch hooks. */
+function paneOptions(
+  ctx: UpHost,
+  p: PanePlan,
+  cwd: string,
+  shell: string,
+): { opts: PaneOptions; hooks: ReturnType<typeof perLaunch> } {
+  const opts: PaneOptions = { cwd, env: p.env, ...(p.name !== null ? { name: p.name } : {}) };
+  const wrapped = (command: string | null) => [
+    "/bin/sh",
+    "-c",
+    setupScript({ setup: p.setup!, timeoutSecs: p.setup_timeout_secs, shell, command }),
+  ];
+  if (p.setup !== null) {
+    opts.argv = wrapped(p.command);
+    opts.shownArgv = p.command === null ? [shell] : [shell, "-c", p.command];
+  } else if (p.command !== null) opts.command = p.command;
+  const hooks = p.agent !== null && p.command !== null ? perLaunch(ctx, p.agent, p.env) : null;
+  if (hooks) {
+    if (hooks.env) opts.env = { ...opts.env, ...hooks.env };
+    if (opts.command) opts.command += hooks.suffix;
+    else if (opts.argv) opts.argv = wrapped(p.command + hooks.suffix);
+  }
+  return { opts, hooks };
 }
 
 /** Params of `surface.split` with a `managed_worktree`. */

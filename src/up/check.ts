@@ -206,164 +206,16 @@ export function checkWorkspace(
   raw: unknown,
   opts: CheckOptions = {},
 ): { issues: Issue[]; workspace: ResolvedWorkspace | null } {
-  const lookup = opts.env ?? Deno.env;
   const issues = schemaIssues(raw);
-  const top = (raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : {}) as Record<
-    string,
-    unknown
-  >;
+  const top = asTable(raw) ?? {};
   if (typeof top.name === "string") issues.push(...tokenIssues(top.name, ["name"], false));
-  const rawPanes = Array.isArray(top.panes) ? top.panes : [];
-  const names = new Map<string, number>();
-  let focused: number | null = null;
+  const scan: PaneScan = { issues, opts, lookup: opts.env ?? Deno.env, names: new Map(), focused: null };
   const panes: ResolvedPane[] = [];
-
-  rawPanes.forEach((p: unknown, index: number) => {
-    if (p === null || typeof p !== "object" || Array.isArray(p)) return;
-    const pane = p as Record<string, unknown>;
-    const key = (k: string) => ["panes", index, k];
-    const str = (k: string) => (typeof pane[k] === "string" ? (pane[k] as string) : null);
-    for (const k of ["name", "cwd", "agent", "command", "prompt", "worktree", "setup"]) {
-      const v = str(k);
-      if (v !== null) issues.push(...tokenIssues(v, key(k), false));
-    }
-    const agent = str("agent");
-    const command = str("command");
-    if (agent !== null && command !== null) {
-      issues.push({
-        path: key("agent"),
-        message: `"agent" and "command" are exclusive: an agent pane runs its launcher's command; keep one`,
-      });
-    }
-    if (agent !== null && opts.agents && !opts.agents.includes(agent)) {
-      issues.push({
-        path: key("agent"),
-        message: `unknown agent "${agent}"; known launchers: ${
-          opts.agents.join(", ")
-        } (add others as agents.<name>.command in the config)`,
-      });
-    }
-
-    const name = str("name");
-    if (name !== null && name !== "") {
-      const problem = nameProblem(name);
-      if (problem) issues.push({ path: key("name"), message: problem });
-      const first = names.get(name);
-      if (first !== undefined) {
-        issues.push({ path: key("name"), message: `"${name}" is already the name of panes[${first}]` });
-      } else names.set(name, index);
-    }
-    if (pane.focus === true) {
-      if (focused !== null) {
-        issues.push({
-          path: key("focus"),
-          message: `only one pane can have focus = true (panes[${focused}] has it)`,
-        });
-      } else focused = index;
-    }
-
-    const paneEnv: Record<string, string> = {};
-    if (pane.env !== null && typeof pane.env === "object" && !Array.isArray(pane.env)) {
-      for (const [k, v] of Object.entries(pane.env as Record<string, unknown>)) {
-        if (!ENV_NAME.test(k)) {
-          issues.push({
-            path: ["panes", index, "env", k],
-            message:
-              `"${k}" is not a valid environment variable name (letters, digits and _; not starting with a digit)`,
-          });
-        }
-        if (typeof v === "string") issues.push(...tokenIssues(v, ["panes", index, "env", k], true));
-        if (["string", "number", "boolean"].includes(typeof v)) paneEnv[k] = String(v);
-      }
-    }
-
-    const worktree = str("worktree");
-    if (worktree === null) {
-      for (const k of ["copy_env", "worktree_teardown"]) {
-        if (pane[k] !== undefined) issues.push({ path: key(k), message: `only applies with "worktree"` });
-      }
-    } else {
-      const problem = branchProblem(worktree);
-      if (problem) {
-        issues.push({
-          path: key("worktree"),
-          message: `"${worktree}" is not a valid branch name: ${problem}`,
-        });
-      }
-    }
-    if (pane.setup_timeout_secs !== undefined && pane.setup === undefined) {
-      issues.push({ path: key("setup_timeout_secs"), message: `only applies with "setup"` });
-    }
-
-    // The directory: expanded, resolved against the spec's directory, canonical.
-    let cwd: string | null = null;
-    const given = pane.cwd;
-    if (given === undefined) {
-      if (opts.baseDir) cwd = opts.baseDir;
-      else issues.push({ path: key("cwd"), message: "is required (an absolute path)" });
-    } else if (typeof given === "string" && given !== "" && !given.includes("${")) {
-      const expanded = expandDir(given, lookup);
-      if ("problem" in expanded) {
-        issues.push({ path: key("cwd"), message: expanded.problem });
-      } else if (!expanded.path.startsWith("/") && !opts.baseDir) {
-        issues.push({ path: key("cwd"), message: `"${given}" must be an absolute path` });
-      } else {
-        const full = join(opts.baseDir ?? "/", expanded.path);
-        try {
-          const info = Deno.statSync(full);
-          if (info.isDirectory) cwd = Deno.realPathSync(full);
-          else issues.push({ path: key("cwd"), message: `"${full}" is not a directory` });
-        } catch {
-          issues.push({ path: key("cwd"), message: `directory "${full}" does not exist` });
-        }
-      }
-    }
-
-    let wt: WorktreeSpec | null = null;
-    if (worktree !== null && cwd !== null && !branchProblem(worktree)) {
-      const repo = findRepoRoot(cwd);
-      if (!repo) {
-        issues.push({
-          path: key("worktree"),
-          message: `needs cwd inside a git repository; "${cwd}" is not in one`,
-        });
-      } else {
-        const realRepo = Deno.realPathSync(repo);
-        const subdir = cwd === realRepo
-          ? ""
-          : cwd.startsWith(realRepo + "/")
-          ? cwd.slice(realRepo.length + 1)
-          : "";
-        wt = {
-          branch: worktree,
-          repo: realRepo,
-          path: `${realRepo}.worktrees/${worktree}`,
-          subdir,
-          copy_env: pane.copy_env !== false,
-          teardown: pane.worktree_teardown === "keep" ? "keep" : "auto",
-        };
-      }
-    }
-
-    if (cwd !== null) {
-      panes.push({
-        index,
-        name: name || null,
-        cwd,
-        agent,
-        command,
-        prompt: str("prompt"),
-        focus: pane.focus === true,
-        env: paneEnv,
-        worktree: wt,
-        setup: str("setup"),
-        setup_timeout_secs: typeof pane.setup_timeout_secs === "number"
-          ? pane.setup_timeout_secs
-          : DEFAULT_SETUP_TIMEOUT_SECS,
-      });
-    }
+  (Array.isArray(top.panes) ? top.panes : []).forEach((p: unknown, index: number) => {
+    const pane = asTable(p);
+    const resolved = pane && checkPane(pane, index, scan);
+    if (resolved) panes.push(resolved);
   });
-
   if (issues.length) return { issues, workspace: null };
   return {
     issues,
@@ -373,6 +225,199 @@ export function checkWorkspace(
       port_base: typeof top.port_base === "number" ? top.port_base : 3000,
       panes,
     },
+  };
+}
+
+/** A TOML table as a record, or null for any other value. */
+function asTable(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : null;
+}
+
+/** What checking one pane shares with the others: the problems so far, the names and focus seen. */
+interface PaneScan {
+  issues: Issue[];
+  opts: CheckOptions;
+  lookup: Env;
+  /** Each pane name and the index of the first pane that has it. */
+  names: Map<string, number>;
+  /** The index of the first pane with `focus = true`. */
+  focused: number | null;
+}
+
+/** One pane table's problems (added to `scan.issues`), and the pane resolved when it has a directory. */
+function checkPane(pane: Record<string, unknown>, index: number, scan: PaneScan): ResolvedPane | null {
+  const { issues, opts } = scan;
+  const key = (k: string) => ["panes", index, k];
+  const str = (k: string) => (typeof pane[k] === "string" ? (pane[k] as string) : null);
+  for (const k of ["name", "cwd", "agent", "command", "prompt", "worktree", "setup"]) {
+    const v = str(k);
+    if (v !== null) issues.push(...tokenIssues(v, key(k), false));
+  }
+  const agent = str("agent");
+  const command = str("command");
+  if (agent !== null && command !== null) {
+    issues.push({
+      path: key("agent"),
+      message: `"agent" and "command" are exclusive: an agent pane runs its launcher's command; keep one`,
+    });
+  }
+  if (agent !== null && opts.agents && !opts.agents.includes(agent)) {
+    issues.push({
+      path: key("agent"),
+      message: `unknown agent "${agent}"; known launchers: ${
+        opts.agents.join(", ")
+      } (add others as agents.<name>.command in the config)`,
+    });
+  }
+  const name = str("name");
+  checkUnique(pane, name, index, scan);
+  const env = paneEnv(pane.env, index, issues);
+  const worktree = str("worktree");
+  issues.push(...optionIssues(pane, worktree, key));
+  const cwd = resolveCwd(pane.cwd, key("cwd"), scan);
+  if (cwd === null) return null;
+  return {
+    index,
+    name: name || null,
+    cwd,
+    agent,
+    command,
+    prompt: str("prompt"),
+    focus: pane.focus === true,
+    env,
+    worktree: worktree !== null && !branchProblem(worktree)
+      ? worktreeOf(pane, worktree, cwd, key("worktree"), issues)
+      : null,
+    setup: str("setup"),
+    setup_timeout_secs: typeof pane.setup_timeout_secs === "number"
+      ? pane.setup_timeout_secs
+      : DEFAULT_SETUP_TIMEOUT_SECS,
+  };
+}
+
+/** A pane's name must be usable and unique, and only one pane may have focus. */
+function checkUnique(
+  pane: Record<string, unknown>,
+  name: string | null,
+  index: number,
+  scan: PaneScan,
+): void {
+  const { issues, names } = scan;
+  if (name !== null && name !== "") {
+    const problem = nameProblem(name);
+    if (problem) issues.push({ path: ["panes", index, "name"], message: problem });
+    const first = names.get(name);
+    if (first !== undefined) {
+      issues.push({
+        path: ["panes", index, "name"],
+        message: `"${name}" is already the name of panes[${first}]`,
+      });
+    } else names.set(name, index);
+  }
+  if (pane.focus === true) {
+    if (scan.focused !== null) {
+      issues.push({
+        path: ["panes", index, "focus"],
+        message: `only one pane can have focus = true (panes[${scan.focused}] has it)`,
+      });
+    } else scan.focused = index;
+  }
+}
+
+/** A pane's `env` as strings; bad variable names and misplaced tokens go to `issues`. */
+function paneEnv(env: unknown, index: number, issues: Issue[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(asTable(env) ?? {})) {
+    if (!ENV_NAME.test(k)) {
+      issues.push({
+        path: ["panes", index, "env", k],
+        message:
+          `"${k}" is not a valid environment variable name (letters, digits and _; not starting with a digit)`,
+      });
+    }
+    if (typeof v === "string") issues.push(...tokenIssues(v, ["panes", index, "env", k], true));
+    if (["string", "number", "boolean"].includes(typeof v)) out[k] = String(v);
+  }
+  return out;
+}
+
+/** Options given without what they apply to, and a `worktree` that is not a valid branch name. */
+function optionIssues(
+  pane: Record<string, unknown>,
+  worktree: string | null,
+  key: (k: string) => Issue["path"],
+): Issue[] {
+  const out: Issue[] = [];
+  if (worktree === null) {
+    for (const k of ["copy_env", "worktree_teardown"]) {
+      if (pane[k] !== undefined) out.push({ path: key(k), message: `only applies with "worktree"` });
+    }
+  } else {
+    const problem = branchProblem(worktree);
+    if (problem) {
+      out.push({ path: key("worktree"), message: `"${worktree}" is not a valid branch name: ${problem}` });
+    }
+  }
+  if (pane.setup_timeout_secs !== undefined && pane.setup === undefined) {
+    out.push({ path: key("setup_timeout_secs"), message: `only applies with "setup"` });
+  }
+  return out;
+}
+
+/**
+ * The pane's directory: expanded, resolved against the spec's directory,
+ * canonical; null (with its problem in `scan.issues`, unless the schema or
+ * token checks name it already) when there is none.
+ */
+function resolveCwd(given: unknown, path: Issue["path"], scan: PaneScan): string | null {
+  const { issues, opts } = scan;
+  if (given === undefined) {
+    if (opts.baseDir) return opts.baseDir;
+    issues.push({ path, message: "is required (an absolute path)" });
+    return null;
+  }
+  if (typeof given !== "string" || given === "" || given.includes("${")) return null;
+  const expanded = expandDir(given, scan.lookup);
+  if ("problem" in expanded) {
+    issues.push({ path, message: expanded.problem });
+    return null;
+  }
+  if (!expanded.path.startsWith("/") && !opts.baseDir) {
+    issues.push({ path, message: `"${given}" must be an absolute path` });
+    return null;
+  }
+  const full = join(opts.baseDir ?? "/", expanded.path);
+  try {
+    const info = Deno.statSync(full);
+    if (info.isDirectory) return Deno.realPathSync(full);
+    issues.push({ path, message: `"${full}" is not a directory` });
+  } catch {
+    issues.push({ path, message: `directory "${full}" does not exist` });
+  }
+  return null;
+}
+
+/** Where a pane's worktree goes, or null (with the problem in `issues`) when `cwd` is in no repository. */
+function worktreeOf(
+  pane: Record<string, unknown>,
+  branch: string,
+  cwd: string,
+  path: Issue["path"],
+  issues: Issue[],
+): WorktreeSpec | null {
+  const repo = findRepoRoot(cwd);
+  if (!repo) {
+    issues.push({ path, message: `needs cwd inside a git repository; "${cwd}" is not in one` });
+    return null;
+  }
+  const realRepo = Deno.realPathSync(repo);
+  return {
+    branch,
+    repo: realRepo,
+    path: `${realRepo}.worktrees/${branch}`,
+    subdir: cwd.startsWith(realRepo + "/") ? cwd.slice(realRepo.length + 1) : "",
+    copy_env: pane.copy_env !== false,
+    teardown: pane.worktree_teardown === "keep" ? "keep" : "auto",
   };
 }
 
