@@ -57,7 +57,6 @@ export const LONG_FUNCTIONS: Record<string, string> = {
   "src/flow/check.ts: checkFlow": "being split on this branch",
   "src/flow/runner.ts: runFlow": "being split on this branch",
   "src/verbs/wait.ts: run": "being split on this branch",
-  "src/toml_locate.ts: locateKeys": "being split on this branch",
   "src/verbs/flow.ts: run": "being split on this branch",
 };
 const MAX_SERVER_MODULES = 10;
