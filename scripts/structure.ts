@@ -53,7 +53,6 @@ export const LONG_FUNCTIONS: Record<string, string> = {
   "src/paneio/queue_files.ts: QueueFiles.#load": "not split yet: a file's version check, parse and hand-off",
   "src/verbs/hooks.ts: runOne": "grew just past the cap on another branch; to split in a change of its own",
   "src/verbs/attach.ts: run": "not split yet: raw mode, redraw loop and key forwarding in one closure",
-  "src/verbs/up.ts: run": "being split on this branch",
 };
 const MAX_SERVER_MODULES = 10;
 const ROOT_FILES = new Set([

@@ -2,6 +2,8 @@ import { defineVerb, printJson, printTable } from "./_verb.ts";
 import type { LocatedIssue } from "../spec/workspace.ts";
 import type { PanePlan } from "../up/plan.ts";
 import type { Result } from "../spec/results.ts";
+import type { ParsedWorkspace } from "../up/check.ts";
+import type { Config } from "../spec/config.ts";
 
 type UpResult = Result<"workspace.up">;
 
@@ -94,32 +96,14 @@ export default defineVerb({
   positionals: [{ name: "file" }],
   async run({ opts, args }) {
     const file = args[0];
-    const { CliFailure, RpcError, UsageError } = await import("../errors.ts");
-    let text: string;
-    try {
-      text = await Deno.readTextFile(file);
-    } catch (e) {
-      const why = e instanceof Deno.errors.NotFound
-        ? "no such file"
-        : e instanceof Deno.errors.IsADirectory
-        ? "it is a directory"
-        : (e as Error).message;
-      throw new UsageError(`Cannot read workspace file "${file}": ${why}`, { cause: e });
-    }
-    const { formatIssue, locateIssues, parseWorkspaceToml, WorkspaceSpecError } = await import(
-      "../up/check.ts"
-    );
-    const fail = (issues: LocatedIssue[]) => {
-      for (const i of issues) console.error(`paneflow: ${formatIssue(i)}`);
-      const n = issues.length;
-      console.error(`paneflow: ${n} problem${n === 1 ? "" : "s"} in ${file}; nothing was created`);
-      if (opts.json) printJson({ ok: false, errors: issues });
-      return 2;
-    };
+    const { CliFailure, RpcError } = await import("../errors.ts");
+    const text = await readWorkspaceFile(file);
+    const { locateIssues, parseWorkspaceToml, WorkspaceSpecError } = await import("../up/check.ts");
+    const fail = (issues: LocatedIssue[]) => reportIssues(issues, file, opts.json);
 
     const { loadConfig } = await import("../spec/config.ts");
     const { launchers } = await import("../agents/launchers.ts");
-    let config: Awaited<ReturnType<typeof loadConfig>> | null = null;
+    let config: Config | null = null;
     try {
       config = await loadConfig();
     } catch (e) {
@@ -135,28 +119,8 @@ export default defineVerb({
       if (e instanceof WorkspaceSpecError) return fail(e.issues);
       throw e;
     }
-
     if (opts["dry-run"]) {
-      const { planPanes } = await import("../up/plan.ts");
-      const { paneBaseEnv } = await import("../core/pane/env.ts");
-      const plan = await planPanes(parsed.workspace, {
-        launchers: table!,
-        baseEnv: paneBaseEnv(config!),
-      });
-      if (plan.issues.length) return fail(locateIssues(plan.issues, file, parsed.locate));
-      const ws = parsed.workspace;
-      if (opts.json) {
-        printJson({
-          dry_run: true,
-          name: ws.name,
-          layout: ws.layout,
-          port_base: ws.port_base,
-          panes: plan.panes,
-        });
-      } else {
-        console.log(renderPlan(file, ws, plan.panes));
-      }
-      return 0;
+      return await dryRun(parsed, { file, config: config!, table: table!, json: opts.json });
     }
 
     const { connectOrStart } = await import("../client/autostart.ts");
@@ -176,3 +140,58 @@ export default defineVerb({
     return 0;
   },
 });
+
+/** A workspace file's text; a file that cannot be read is a usage error. */
+async function readWorkspaceFile(file: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(file);
+  } catch (e) {
+    const { UsageError } = await import("../errors.ts");
+    const why = e instanceof Deno.errors.NotFound
+      ? "no such file"
+      : e instanceof Deno.errors.IsADirectory
+      ? "it is a directory"
+      : (e as Error).message;
+    throw new UsageError(`Cannot read workspace file "${file}": ${why}`, { cause: e });
+  }
+}
+
+/** Prints a spec's problems (and with --json, them as JSON); the exit code of an invalid spec. */
+async function reportIssues(issues: LocatedIssue[], file: string, json: boolean): Promise<number> {
+  const { formatIssue } = await import("../up/check.ts");
+  for (const i of issues) console.error(`paneflow: ${formatIssue(i)}`);
+  const n = issues.length;
+  console.error(`paneflow: ${n} problem${n === 1 ? "" : "s"} in ${file}; nothing was created`);
+  if (json) printJson({ ok: false, errors: issues });
+  return 2;
+}
+
+/** `--dry-run`: plans the panes as the host would and prints the plan; touches nothing. */
+async function dryRun(
+  parsed: ParsedWorkspace,
+  { file, config, table, json }: {
+    file: string;
+    config: Config;
+    table: Record<string, string>;
+    json: boolean;
+  },
+): Promise<number> {
+  const { planPanes } = await import("../up/plan.ts");
+  const { paneBaseEnv } = await import("../core/pane/env.ts");
+  const { locateIssues } = await import("../up/check.ts");
+  const plan = await planPanes(parsed.workspace, { launchers: table, baseEnv: paneBaseEnv(config) });
+  if (plan.issues.length) return reportIssues(locateIssues(plan.issues, file, parsed.locate), file, json);
+  const ws = parsed.workspace;
+  if (json) {
+    printJson({
+      dry_run: true,
+      name: ws.name,
+      layout: ws.layout,
+      port_base: ws.port_base,
+      panes: plan.panes,
+    });
+  } else {
+    console.log(renderPlan(file, ws, plan.panes));
+  }
+  return 0;
+}
