@@ -331,30 +331,61 @@ async function acceptLoop(
   }
 }
 
+/** Claims the socket path: refuses a live host's, takes a dead one's over. */
+async function claim(socketPath: string, log: (line: string) => void): Promise<void> {
+  if (new TextEncoder().encode(socketPath).length > 107) {
+    throw new Error(`Socket path is too long (over 107 bytes): ${socketPath}`);
+  }
+  await claimSocket(socketPath);
+  await pruneOrphanWorktrees(socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
+}
+
+/** Listens on the claimed path, 0600. */
+async function listenOn(socketPath: string) {
+  const listener = Deno.listen({ transport: "unix", path: socketPath });
+  await Deno.chmod(socketPath, 0o600);
+  // The socket file is removed at the end only while it is still this one (its inode).
+  const socketIno = (await Deno.lstat(socketPath)).ino;
+  return { listener, socketIno };
+}
+
+/** What every handler reaches: the parts, and the host's own switches. */
+function contextOf(
+  parts: Parts,
+  opts: HostOptions,
+  more: { stop: () => void; connections: ReadonlyMap<number, Connection>; clients: ClientTable },
+): HostContext {
+  return {
+    config: parts.config,
+    registry: parts.registry,
+    pool: parts.pool,
+    agents: parts.agents,
+    scripting: Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1",
+    startedAt: Date.now(),
+    log: parts.log,
+    socketPath: opts.socketPath,
+    shutdown: more.stop,
+    sessions: parts.sessions,
+    plugins: parts.plugins,
+    paneio: parts.paneio,
+    connections: more.connections,
+    clients: more.clients,
+    bus: parts.bus,
+  };
+}
+
 /** Starts a host on `socketPath`. */
 export async function startHost(opts: HostOptions): Promise<Host> {
   const log = opts.log ?? ((line: string) => console.error(`paneflow: ${line}`));
   const config = opts.config ?? await loadConfig();
-  if (new TextEncoder().encode(opts.socketPath).length > 107) {
-    throw new Error(`Socket path is too long (over 107 bytes): ${opts.socketPath}`);
-  }
-  await claimSocket(opts.socketPath);
-  await pruneOrphanWorktrees(opts.socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
-
+  await claim(opts.socketPath, log);
   const parts = await buildParts(opts, config, log);
+  const { listener, socketIno } = await listenOn(opts.socketPath);
   const services = servicesOf(parts, opts);
-  const listener = Deno.listen({ transport: "unix", path: opts.socketPath });
-  await Deno.chmod(opts.socketPath, 0o600);
-  // The socket file is removed at the end only while it is still this one (its inode).
-  const socketIno = (await Deno.lstat(opts.socketPath)).ino;
   const connections = new Set<Deno.UnixConn>();
   let stopped = false;
-  const { stop: stopServices, done } = stopper(parts, services, {
-    listener,
-    socketPath: opts.socketPath,
-    socketIno,
-    connections,
-  });
+  const net = { listener, socketPath: opts.socketPath, socketIno, connections };
+  const { stop: stopServices, done } = stopper(parts, services, net);
   const onSignal = () => void stop();
   const stop = () => {
     stopped = true;
@@ -365,23 +396,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
 
   const open = new Map<number, Connection>();
   const clients = new ClientTable();
-  const ctx: HostContext = {
-    config,
-    registry: parts.registry,
-    pool: parts.pool,
-    agents: parts.agents,
-    scripting: Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1",
-    startedAt: Date.now(),
-    log,
-    socketPath: opts.socketPath,
-    shutdown: () => void stop(),
-    sessions: parts.sessions,
-    plugins: parts.plugins,
-    paneio: parts.paneio,
-    connections: open,
-    clients,
-    bus: parts.bus,
-  };
+  const ctx = contextOf(parts, opts, { stop: () => void stop(), connections: open, clients });
   try {
     for (const service of services) await service.start?.(ctx);
   } catch (e) {
@@ -401,14 +416,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     },
   };
   void acceptLoop(listener, ctx, connOpts, connections, () => stopped);
-
   if (opts.stdio) {
+    // One client for the host's whole life: an oversized message is answered and skipped, not fatal.
     const stdioOpts = {
       ...connOpts,
       idleTimeoutMs: 0,
       framing: opts.stdio.framing,
       kind: "stdio",
-      // One client for the host's whole life: an oversized message is answered and skipped, not fatal.
       skipTooLong: true,
     };
     serveConnection(STDIO, ctx, stdioOpts).finally(() => {
