@@ -1,21 +1,19 @@
 /**
  * The narrow host API PaneIO reaches panes through: find a pane by name,
- * read its rows, type into it (through the agent submit transaction when it
- * holds an agent), clear it, ask whether it is ready, and hear when it
+ * read its rows, type into it (through the host's typist: the agent submit
+ * transaction when it holds an agent), clear it, ask whether it is ready, and hear when it
  * changes. Nothing else in `src/paneio/` touches the registry, the pool or
  * the tracker.
  *
  * @module
  */
-import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../spec/codes.ts";
-import { RpcError } from "../errors.ts";
 import type { BusEvent, EventBus } from "../core/bus.ts";
 import type { Config } from "../spec/config.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "../core/pane/pool.ts";
 import type { Registry } from "../core/registry.ts";
 import type { Surface } from "../core/registry.ts";
-import { LARGE_PROMPT_BYTES, stripPasteEnd, submitDelayMs, submitToAgent } from "../agents/submit.ts";
+import type { Typist } from "../typing/mod.ts";
 import { PROMPT_RULES, type PromptRule, userRules } from "../spec/prompts.ts";
 import { dialogShown, type Readiness, readiness } from "../agents/readiness.ts";
 
@@ -33,8 +31,6 @@ export interface Typed {
   evidence: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * The parts of the host PaneIO uses (a structural slice of `HostContext`,
  * so that the context can hold PaneIO without an import circle).
@@ -44,7 +40,7 @@ export interface HostParts {
   registry: Registry;
   pool: PanePool;
   agents: AgentTracker;
-  socketPath: string;
+  typing: Typist;
   log?: (line: string) => void;
 }
 
@@ -170,9 +166,10 @@ export class PaneHost {
   }
 
   /**
-   * Types `text` and submits it: through the agent submit transaction when
-   * the pane holds an agent, else pasted (bracketed when the program asked
-   * for it) and followed by Enter.
+   * Types `text` as a command at a prompt (src/typing/: pasted when it spans
+   * lines and the program asked for bracketed paste) and, with `submit`,
+   * submits it: the agent submit transaction when the pane holds an agent,
+   * else an Enter.
    */
   async type(
     s: Surface,
@@ -180,58 +177,19 @@ export class PaneHost {
     submit = true,
     ahead?: { modes: { bracketed_paste: boolean }; detected: boolean },
   ): Promise<Typed> {
-    const { ctx } = { ctx: this._ctx };
-    if (s.exit) {
-      throw new RpcError(ErrorCode.InvalidParams, `Pane ${s.id} has exited; it cannot be written`, {
-        reason: ErrorReason.Exited,
-      });
-    }
-    const bytes = new TextEncoder().encode(text).length;
-    if (bytes > MAX_SEND_BYTES) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `"text": payload is ${bytes} bytes; the limit is ${MAX_SEND_BYTES}`,
-      );
-    }
-    const { bracketed_paste: bracketed } = ahead?.modes ?? await ctx.pool.modes(s.id);
-    // The quick look (the foreground group's leader and its children): a full /proc scan per
-    // message would cost a queue backlog tens of ms each. An agent deeper down is found by the
-    // tracker's periodic scan, as for surface.status.
-    // (`ahead.detected`: the caller's readiness check has just done it.)
-    if (submit && !ahead?.detected) await ctx.agents.detectUntracked([s], true);
-    const agent = ctx.agents.toolOf(s.id);
-    if (submit && agent) {
-      let body = text;
-      if (bytes > LARGE_PROMPT_BYTES) {
-        const dir = `${ctx.socketPath.slice(0, ctx.socketPath.lastIndexOf("/"))}/prompts`;
-        await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-        const path = `${dir}/surface-${s.id}-${Date.now()}.md`;
-        await Deno.writeTextFile(path, text, { mode: 0o600 });
-        body = `Read the file ${path} and follow the instructions in it.`;
-      }
-      const r = await submitToAgent({
-        pool: ctx.pool,
-        agents: ctx.agents,
-        id: s.id,
-        text: body,
-        bracketed,
-        delayMs: submitDelayMs(ctx.config.submit_paste_delay_ms, bytes),
-      });
-      return { agent, status: r.status, evidence: r.evidence };
-    }
-    // A shell: without bracketed paste each newline would run a line on its own, which is what a
-    // multi-line command typed at a prompt does anyway.
-    const pasted = bracketed && text.includes("\n");
-    const payload = pasted ? `\x1b[200~${stripPasteEnd(text)}\x1b[201~` : text;
-    if (pasted) {
-      await ctx.pool.write(s.id, payload);
-      if (submit) {
-        await sleep(submitDelayMs(ctx.config.submit_paste_delay_ms, bytes));
-        await ctx.pool.write(s.id, "\r");
-      }
-    } else if (payload || submit) {
-      // Typed and Enter in one write: what the terminal's line discipline gets is the same.
-      await ctx.pool.write(s.id, submit ? `${payload}\r` : payload);
+    const t = await this._ctx.typing.type(s, {
+      text,
+      as: "lines",
+      submit,
+      // The quick look (the foreground group's leader and its children): a full /proc scan per
+      // message would cost a queue backlog tens of ms each. An agent deeper down is found by the
+      // tracker's periodic scan, as for surface.status. (`ahead.detected`: the caller's readiness
+      // check has just done it.)
+      detect: ahead?.detected ? "done" : "quick",
+      modes: ahead?.modes,
+    });
+    if (t.transaction) {
+      return { agent: t.agent, status: t.transaction.status, evidence: t.transaction.evidence };
     }
     return { agent: null, status: submit ? "submitted" : "typed", evidence: "written to the terminal" };
   }

@@ -13,6 +13,7 @@ import type { Registry } from "../core/registry.ts";
 import type { Sessions } from "../session/mod.ts";
 import type { PluginHost } from "../plugins/service.ts";
 import type { PaneIO } from "../paneio/service.ts";
+import type { Typist } from "../typing/mod.ts";
 import type { Connection } from "../core/connection.ts";
 import type { ClientTable } from "./clients.ts";
 import type { EventBus } from "../core/bus.ts";
@@ -23,6 +24,8 @@ export interface HostContext {
   registry: Registry;
   pool: PanePool;
   agents: AgentTracker;
+  /** Typing, pasting and submitting into panes (src/typing/). */
+  typing: Typist;
   /** The host's own environment enables `key` and `send`. */
   scripting: boolean;
   startedAt: number;

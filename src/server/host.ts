@@ -21,11 +21,11 @@ import type { Duplex } from "../wire/duplex.ts";
 import { type FramingName, writeJson } from "../wire/framing.ts";
 import { serveConnection } from "./socket.ts";
 import { ClientTable } from "./clients.ts";
-import { promptFiles } from "../agents/prompt_files.ts";
 import { pruneOrphanWorktrees } from "../up/worktree.ts";
 import { HostGuard } from "../core/isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
 import { PaneIO } from "../paneio/service.ts";
+import { Typist } from "../typing/mod.ts";
 
 /** A running host. */
 export interface Host {
@@ -170,6 +170,7 @@ interface Parts {
   plugins: PluginHost;
   procs: ProcScanner;
   agents: AgentTracker;
+  typing: Typist;
   paneio: PaneIO;
   guard: HostGuard;
 }
@@ -181,15 +182,23 @@ interface Parts {
  */
 async function buildParts(opts: HostOptions, config: Config, log: (line: string) => void): Promise<Parts> {
   const bus = new EventBus();
-  bus.tap((ev) => {
-    if (ev.type === "surface_closed" && typeof ev.surface_id === "number") {
-      void promptFiles.closed(ev.surface_id);
-    }
-  });
   const pool = new PanePool(config.host.pane_workers, log);
   const registry = new Registry(config, pool, bus, opts.socketPath);
   bus.watchers = (surfaces) => pool.watch(surfaces);
-  const sessions = new Sessions(registry, pool);
+  // One worker does the host's /proc reads: agent detection's and reaping's.
+  const procs = new ProcScanner();
+  const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000, procs);
+  // Every write into a pane (src/typing/); a large prompt goes to a file in prompts/ beside the socket.
+  const typing = new Typist({
+    pool,
+    agents,
+    submitDelayMs: config.submit_paste_delay_ms,
+    promptDir: `${dirname(opts.socketPath)}/prompts`,
+  });
+  bus.tap((ev) => {
+    if (ev.type === "surface_closed" && typeof ev.surface_id === "number") void typing.closed(ev.surface_id);
+  });
+  const sessions = new Sessions(registry, pool, typing);
   pool.listen((ev) => {
     registry.onWorkerEvent(ev);
     sessions.onWorkerEvent(ev);
@@ -199,13 +208,12 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
   try {
     await plugins.loadStartup(opts.plugins?.manifests ?? []);
   } catch (e) {
+    agents.dispose();
+    procs.close();
     pool.terminate();
     throw new Error((e as Error).message, { cause: e });
   }
-  // One worker does the host's /proc reads: agent detection's and reaping's.
-  const procs = new ProcScanner();
-  const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000, procs);
-  const paneio = new PaneIO({ config, registry, pool, agents, socketPath: opts.socketPath, log }, bus);
+  const paneio = new PaneIO({ config, registry, pool, agents, typing, log }, bus);
   const guard = await HostGuard.start({
     socketPath: opts.socketPath,
     registry,
@@ -214,7 +222,7 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
-  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, paneio, guard };
+  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard };
 }
 
 /**
@@ -222,7 +230,7 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
  * adds one line here (and keeps its state in its own folder).
  */
 function servicesOf(parts: Parts, opts: HostOptions): Service[] {
-  const { config, registry, pool, guard, agents, plugins, procs, paneio } = parts;
+  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio } = parts;
   return [
     { name: "procs", dispose: () => procs.close() },
     {
@@ -231,7 +239,7 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
         // Every pane closed (SIGHUP), then SIGKILL to what outlives it by terminal.kill_grace_ms.
         await guard.stop(() => registry.closeAll().catch(() => {}));
         pool.terminate();
-        await promptFiles.clear();
+        await typing.dispose();
       },
     },
     { name: "agents", dispose: () => agents.dispose() },
@@ -360,6 +368,7 @@ function contextOf(
     registry: parts.registry,
     pool: parts.pool,
     agents: parts.agents,
+    typing: parts.typing,
     scripting: Deno.env.get("PANEFLOW_IPC_SCRIPTING") === "1",
     startedAt: Date.now(),
     log: parts.log,

@@ -41,6 +41,7 @@ import type { WorkerEvent } from "../core/pane/worker_api.ts";
 import type { OutputDelta, ScreenSnapshot, WaitOutcome, WaitResult } from "../core/session/worker_api.ts";
 import { RawJson } from "../wire/raw_json.ts";
 import type { Matcher } from "../core/session/matcher.ts";
+import type { Entry, Typist } from "../typing/mod.ts";
 
 export type { Matcher } from "../core/session/matcher.ts";
 export { parseMatcher } from "../core/session/matcher.ts";
@@ -95,7 +96,12 @@ export class Sessions {
    */
   #early = new Map<number, { sequence: number; chars: number; exited: boolean }>();
 
-  constructor(private readonly _registry: Registry, private readonly _pool: PanePool) {
+  /** `_typist` writes the input actions' bytes (src/typing/: the one way into a pane). */
+  constructor(
+    private readonly _registry: Registry,
+    private readonly _pool: PanePool,
+    private readonly _typist: Pick<Typist, "write">,
+  ) {
     // A session pane closed by another verb (`paneflow close`) is gone as a session too.
     _registry.closeListeners.add((panes) => {
       for (const p of panes) {
@@ -268,14 +274,15 @@ export class Sessions {
         return;
       }
     }
-    await this.#write(s, actionBytes(action));
+    const typed = actionInput(action);
+    await this.#write(s, typed.text, typed.as);
   }
 
-  async #write(s: SessionState, data: string) {
+  async #write(s: SessionState, data: string, as: Entry = "keys") {
     if (s.killed || s.exited || !this.#byId.has(s.id)) throw closed();
-    if (!data) return;
+    if (!data && as === "keys") return;
     try {
-      await this._pool.write(s.surface.id, data);
+      await this._typist.write(s.surface, data, as);
     } catch (e) {
       if (e instanceof RpcError && e.data?.reason === ErrorReason.Exited) throw closed();
       throw new RpcError(PwError.Internal, (e as Error).message, undefined, { cause: e });
@@ -413,14 +420,16 @@ export class Sessions {
   }
 }
 
-/** The bytes an action writes (text-like actions and keys). */
-export function actionBytes(action: Action): string {
+/** What an action types (text-like actions and keys), and how. */
+export function actionInput(action: Action): { text: string; as: Entry } {
+  const keys = (text: string) => ({ text, as: "keys" as const });
   switch (action.type) {
     case "text":
     case "paste":
-      return action.value;
+      return keys(action.value);
     case "bracketed_paste":
-      return `\x1b[200~${action.value}\x1b[201~`;
+      // Framed whatever the program asked for; the text cannot end the paste early.
+      return { text: action.value, as: "bracketed" };
     case "key": {
       const bytes = PW_KEYS[action.value];
       if (bytes === undefined) {
@@ -429,14 +438,14 @@ export function actionBytes(action: Action): string {
           `unknown key \`${action.value.slice(0, 64)}\`; expected one of ${Object.keys(PW_KEYS).join(", ")}`,
         );
       }
-      return bytes;
+      return keys(bytes);
     }
     case "interrupt":
-      return "\x03";
+      return keys("\x03");
     case "eof":
-      return "\x04";
+      return keys("\x04");
     default:
-      return "";
+      return keys("");
   }
 }
 

@@ -14,7 +14,7 @@ Deno.test("sessions: a report that arrives while the pane is still being created
       return Promise.resolve({ surface: { id: 7, exit: null } });
     },
   } as unknown as Registry;
-  sessions = new Sessions(registry, {} as PanePool);
+  sessions = new Sessions(registry, {} as PanePool, { write: () => Promise.resolve(false) });
   const s = await sessions.create({ program: "/bin/sh" });
   assert.equal(s.chars, 11);
   assert.equal(s.sequence, 3);

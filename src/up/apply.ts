@@ -14,7 +14,6 @@ import { RpcError } from "../errors.ts";
 import { launchers } from "../agents/launchers.ts";
 import { launchHooks } from "../agents/per_launch.ts";
 import { dirname, selfCommand } from "../paths.ts";
-import { bracketedPaste } from "../agents/submit.ts";
 import type { Issue, ResolvedPane, ResolvedWorkspace, WorkspaceSpec } from "../spec/workspace.ts";
 import type { Result } from "../spec/results.ts";
 import { checkWorkspace, formatPath } from "./check.ts";
@@ -23,6 +22,7 @@ import { setupScript, WRAPPER_MARK } from "./setup_script.ts";
 import { prefillSettled, readingTty } from "../agents/readiness.ts";
 import type { PaneOptions, Registry, Surface, Workspace } from "../core/registry.ts";
 import type { PanePool } from "../core/pane/pool.ts";
+import type { Typist } from "../typing/mod.ts";
 import type { Config } from "../spec/config.ts";
 import { paneBaseEnv, paneShell } from "../core/pane/env.ts";
 import { createWorktree, teardownWorktree, WorktreeManager, type WorktreePlan } from "./worktree.ts";
@@ -54,6 +54,8 @@ export interface UpHost {
   config: Config;
   registry: Registry;
   pool: PanePool;
+  /** Types the prompt prefill (src/typing/). */
+  typing: Pick<Typist, "write">;
   socketPath: string;
   log?: (line: string) => void;
 }
@@ -494,9 +496,10 @@ async function prefill(
   // deno-lint-ignore no-control-regex
   const text = prompt.replace(/\r\n?/g, "\n").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
   let payload = text;
+  let pasted = false;
   if (text.includes("\n")) {
-    const modes = await ctx.pool.modes(s.id);
-    payload = modes.bracketed_paste ? bracketedPaste(text) : text.replaceAll("\n", " ");
+    pasted = (await ctx.pool.modes(s.id)).bracketed_paste;
+    if (!pasted) payload = text.replaceAll("\n", " ");
   }
-  await ctx.pool.write(s.id, payload);
+  await ctx.typing.write(s, payload, pasted ? "bracketed" : "keys");
 }

@@ -1,6 +1,8 @@
 /**
- * Named keystrokes for `surface.send_keystroke` / `paneflow key`, and the
- * rule that refuses any keystroke that would submit (CR or LF).
+ * The bytes typed into a pane: named keystrokes for
+ * `surface.send_keystroke` / `paneflow key`, the rule that refuses any
+ * keystroke that would submit (CR or LF), and bracketed paste's framing (the
+ * only place it is built).
  *
  * @module
  */
@@ -82,4 +84,34 @@ function lookup(key: string, opts: KeyOptions): string | undefined {
     return inner === undefined ? undefined : "\x1b" + inner;
   }
   return undefined;
+}
+
+/** Opens a bracketed paste (xterm's mode 2004: https://invisible-island.net/xterm/ctlseqs/ctlseqs.html). */
+export const PASTE_START = "\x1b[200~";
+/** Ends a bracketed paste. */
+export const PASTE_END = "\x1b[201~";
+
+/**
+ * Strips the paste terminator from a payload so it cannot end the paste early.
+ * Removing one can join the pieces around it into another (`ESC[20` +
+ * terminator + `1~`), so this removes as a stack does, in one linear pass.
+ */
+export function stripPasteEnd(text: string): string {
+  if (!text.includes(PASTE_END)) return text;
+  const out: string[] = [];
+  for (const ch of text) {
+    out.push(ch);
+    if (ch === "~" && out.length >= PASTE_END.length && out.slice(-PASTE_END.length).join("") === PASTE_END) {
+      out.length -= PASTE_END.length;
+    }
+  }
+  return out.join("");
+}
+
+/**
+ * `text` as one bracketed paste: a terminator inside it is stripped, so the
+ * program gets the whole text as one paste and none of it as keys.
+ */
+export function bracketedPaste(text: string): string {
+  return `${PASTE_START}${stripPasteEnd(text)}${PASTE_END}`;
 }

@@ -3,45 +3,19 @@
  *
  * @module
  */
-import { ErrorCode, ErrorReason, MAX_SEND_BYTES } from "../../spec/codes.ts";
+import { ErrorCode } from "../../spec/codes.ts";
 import { RpcError } from "../../errors.ts";
-import type { HostContext } from "../context.ts";
 import { fence } from "../../agents/fence.ts";
 import { keyBytes } from "../../core/pane/keys.ts";
-import type { Surface } from "../../core/registry.ts";
+import { writable } from "../../typing/mod.ts";
 import { answerDialog } from "../../agents/answer.ts";
-import { bracketedPaste, LARGE_PROMPT_BYTES, submitDelayMs, submitToAgent } from "../../agents/submit.ts";
-import { dirname } from "../../paths.ts";
 import { prefillPrompt, splitWithWorktree } from "../../up/apply.ts";
-import { promptFiles } from "../../agents/prompt_files.ts";
 import type { FamilyHandlers } from "./_types.ts";
 import { screenHandler } from "../../core/pane/screen_state.ts";
 import { refusedHookFrames } from "../../core/isolation/hook_token.ts";
 import { paneioHandlers } from "../../paneio/methods.ts";
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function live(s: Surface): Surface {
-  if (s.exit) {
-    throw new RpcError(
-      ErrorCode.InvalidParams,
-      `Pane ${s.id} has exited (exit code ${s.exit.exit_code}); it can be read but not written`,
-      { reason: ErrorReason.Exited },
-    );
-  }
-  return s;
-}
-
-/** Writes a large prompt next to the socket so the agent can read it by reference. */
-async function writePromptFile(ctx: HostContext, id: number, text: string): Promise<string> {
-  const dir = `${dirname(ctx.socketPath)}/prompts`;
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = `${dir}/surface-${id}-${Date.now()}.md`;
-  await Deno.writeTextFile(path, text, { mode: 0o600 });
-  promptFiles.add(id, path); // deleted with the pane, or at host stop
-  return path;
-}
 
 /** The `surface.*` handlers. */
 export const surface: FamilyHandlers<"surface"> = {
@@ -126,66 +100,29 @@ export const surface: FamilyHandlers<"surface"> = {
     return { closed: s.id };
   },
   "surface.send_text": async (ctx, p) => {
-    const s = live(ctx.registry.surface(p.surface_id));
-    const bytes = new TextEncoder().encode(p.text).length;
-    if (bytes > MAX_SEND_BYTES) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `"text": payload is ${bytes} bytes; the limit is ${MAX_SEND_BYTES}`,
-      );
-    }
-    let bracketed = false;
-    if (p.submit || p.paste) {
-      const modes = await ctx.pool.modes(s.id);
-      bracketed = modes.bracketed_paste;
-    }
-    // An agent started moments ago may not have been scanned yet.
-    if (p.submit) await ctx.agents.detectUntracked([s]);
-    if (p.submit && ctx.agents.toolOf(s.id)) {
-      let text = p.text;
-      let viaFile: string | null = null;
-      if (bytes > LARGE_PROMPT_BYTES) {
-        viaFile = await writePromptFile(ctx, s.id, p.text);
-        text = `Read the file ${viaFile} and follow the instructions in it.`;
-      }
-      const r = await submitToAgent({
-        pool: ctx.pool,
-        agents: ctx.agents,
-        id: s.id,
-        text,
-        bracketed,
-        delayMs: submitDelayMs(ctx.config.submit_paste_delay_ms, bytes),
-      });
-      return {
-        surface_id: s.id,
-        bytes,
-        bracketed,
-        submitted: r.status === "submitted" || r.status === "queued",
-        ...r,
-        via_file: viaFile,
-      };
-    }
-    const payload = bracketed ? bracketedPaste(p.text) : p.text;
-    if (payload) await ctx.pool.write(s.id, payload);
-    if (p.submit) {
-      await sleep(submitDelayMs(ctx.config.submit_paste_delay_ms, bytes));
-      await ctx.pool.write(live(s).id, "\r");
-    }
-    return { surface_id: s.id, bytes, bracketed, submitted: p.submit ?? false };
+    const s = ctx.registry.surface(p.surface_id);
+    // `send` types raw; --paste and --submit paste (bracketed when the program asked for it).
+    const t = await ctx.typing.type(s, {
+      text: p.text,
+      as: p.submit || p.paste ? "paste" : "keys",
+      submit: p.submit,
+    });
+    const sent = { surface_id: s.id, bytes: t.bytes, bracketed: t.bracketed, submitted: t.submitted };
+    return t.transaction ? { ...sent, ...t.transaction, via_file: t.via_file } : sent;
   },
   "surface.send_keystroke": async (ctx, p) => {
     // A bad key name is the caller's mistake whatever state the pane is in: checked first.
     const named = keyBytes(p.keystroke);
     if ("error" in named) throw new RpcError(ErrorCode.InvalidParams, `"keystroke": ${named.error}`);
-    const s = live(ctx.registry.surface(p.surface_id));
+    const s = writable(ctx.registry.surface(p.surface_id));
     const modes = await ctx.pool.modes(s.id);
     const key = keyBytes(p.keystroke, { applicationCursor: modes.application_cursor });
-    await ctx.pool.write(s.id, "bytes" in key ? key.bytes : named.bytes);
+    await ctx.typing.write(s, "bytes" in key ? key.bytes : named.bytes, "keys");
     ctx.agents.noteKey(s.id, p.keystroke);
     return { surface_id: s.id, keystroke: p.keystroke };
   },
   "surface.answer": async (ctx, p) => {
-    const s = live(ctx.registry.surface(p.surface_id));
+    const s = writable(ctx.registry.surface(p.surface_id));
     await ctx.agents.detectUntracked([s], true);
     return await answerDialog({
       pool: ctx.pool,

@@ -13,9 +13,10 @@
  */
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
-import type { AgentTracker } from "./tracker.ts";
+import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "../core/pane/pool.ts";
-import { agentWorking, dialogShown } from "./readiness.ts";
+import { bracketedPaste } from "../core/pane/keys.ts";
+import { agentWorking, dialogShown } from "../agents/readiness.ts";
 
 /** How a submit ended. */
 export type SubmitStatus = "submitted" | "queued" | "stalled" | "unknown";
@@ -31,30 +32,6 @@ export interface SubmitResult {
 /** Delay between a pasted payload and its submitting CR: a base growing with size. */
 export function submitDelayMs(base: number, bytes: number): number {
   return base + Math.min(1000, Math.floor(bytes / 1024) * 5);
-}
-
-const PASTE_END = "\x1b[201~";
-
-/**
- * Strips the paste terminator from a payload so it cannot end the paste early.
- * Removing one can join the pieces around it into another (`ESC[20` +
- * terminator + `1~`), so this removes as a stack does, in one linear pass.
- */
-export function stripPasteEnd(text: string): string {
-  if (!text.includes(PASTE_END)) return text;
-  const out: string[] = [];
-  for (const ch of text) {
-    out.push(ch);
-    if (ch === "~" && out.length >= PASTE_END.length && out.slice(-PASTE_END.length).join("") === PASTE_END) {
-      out.length -= PASTE_END.length;
-    }
-  }
-  return out.join("");
-}
-
-/** `text` as one bracketed paste: a terminator inside it cannot end the paste early. */
-export function bracketedPaste(text: string): string {
-  return `\x1b[200~${stripPasteEnd(text)}\x1b[201~`;
 }
 
 /** Prompts larger than this are written to a file and submitted by reference. */
@@ -96,7 +73,7 @@ export function composerHolds(composer: string | null, text: string): boolean {
 
 /** Options for {@link submitToAgent}. */
 export interface SubmitOptions {
-  pool: PanePool;
+  pool: Pick<PanePool, "write">;
   agents: AgentTracker;
   id: number;
   text: string;
