@@ -1,11 +1,12 @@
 /**
  * A flow's `message` step: append a message to the queue and wait (on the
- * queue directory's events, with a slow poll as a backstop) until it is
- * completed or failed.
+ * queue directory's events, with a slow poll as a backstop: ./queue_watch.ts)
+ * until it is completed or failed.
  *
  * @module
  */
 import { appendMessage, ensureRoot, type Message, newId, queueFile, readQueue } from "./store.ts";
+import { untilQueue } from "./queue_watch.ts";
 
 /** How the message ended. */
 export interface MessageOutcome {
@@ -36,40 +37,16 @@ export async function sendAndWait(
   });
   onSent(id);
   const file = queueFile(root, m.from, m.to);
-  const watcher = Deno.watchFs(`${root}/queue`);
-  let wake = () => {};
-  (async () => {
-    try {
-      for await (const _ of watcher) wake();
-    } catch { /* closed */ }
-  })();
-  const stop = () => {
-    try {
-      watcher.close();
-    } catch { /* closed */ }
-  };
-  signal.addEventListener("abort", stop);
-  try {
-    while (!signal.aborted) {
-      const found = (await readQueue(file)).messages.find((x) => x.msg.id === id)?.msg;
-      if (found && (found.status === "completed" || found.status === "failed")) {
-        return {
-          id,
-          status: found.status,
-          result: String(found.metadata.result ?? ""),
-          reason: String(found.metadata.reason ?? ""),
-        };
-      }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 1000);
-        wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-    }
-    throw new Error("interrupted");
-  } finally {
-    stop();
-  }
+  const done = await untilQueue(root, async (): Promise<MessageOutcome | null> => {
+    const found = (await readQueue(file)).messages.find((x) => x.msg.id === id)?.msg;
+    if (found?.status !== "completed" && found?.status !== "failed") return null;
+    return {
+      id,
+      status: found.status,
+      result: String(found.metadata.result ?? ""),
+      reason: String(found.metadata.reason ?? ""),
+    };
+  }, { signal });
+  if (!done) throw new Error("interrupted");
+  return done;
 }

@@ -1,7 +1,6 @@
 import { CliFailure, UsageError } from "../errors.ts";
 import { ExitCode } from "../spec/codes.ts";
 import { defineVerb, printJson, printLine, printTable } from "./_verb.ts";
-import { later } from "../client/timer.ts";
 
 const SUBS = ["send", "ls", "show", "wait", "prune"];
 
@@ -48,6 +47,7 @@ export default defineVerb({
       );
     }
     const { queueRoot, allMessages, parseDuration } = await import("../paneio/cli.ts");
+    const { untilQueue } = await import("../paneio/queue_watch.ts");
     const store = await import("../paneio/store.ts");
     const root = await queueRoot(opts.queue);
     const rest = args.slice(1);
@@ -134,35 +134,13 @@ export default defineVerb({
       case "wait": {
         const id = one("id");
         const deadline = opts.timeout === undefined ? Infinity : Date.now() + opts.timeout * 1000;
-        let m = await find(id);
-        const watcher = Deno.watchFs(`${root}/queue`);
-        let wake = () => {};
-        (async () => {
-          try {
-            for await (const _ of watcher) wake();
-          } catch { /* closed */ }
-        })();
-        try {
-          while (m.msg.status !== "completed" && m.msg.status !== "failed") {
-            const left = deadline - Date.now();
-            if (left <= 0) {
-              throw new CliFailure(
-                `Timed out waiting for ${id}: it is still ${m.msg.status}`,
-                ExitCode.Timeout,
-              );
-            }
-            await new Promise<void>((resolve) => {
-              const cancel = later(Math.min(left, 1000), resolve);
-              wake = () => {
-                cancel();
-                resolve();
-              };
-            });
-            m = await find(id);
-          }
-        } finally {
-          watcher.close();
-        }
+        let last = "";
+        const m = await untilQueue(root, async () => {
+          const found = await find(id);
+          last = found.msg.status;
+          return last === "completed" || last === "failed" ? found : null;
+        }, { deadline });
+        if (!m) throw new CliFailure(`Timed out waiting for ${id}: it is still ${last}`, ExitCode.Timeout);
         const meta = m.msg.metadata as { result?: unknown; reason?: unknown };
         if (opts.json) printJson({ ...m.msg, file: m.file, line: m.line });
         else if (m.msg.status === "completed") {
