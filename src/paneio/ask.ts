@@ -174,7 +174,8 @@ export async function ask(
       });
     }
     const rows = await host.rows(s, from);
-    last = parseReply(rows.lines.slice(Math.max(0, from - rows.from)), o.text, o.marker, host.rules, {
+    // The echo is of what was typed: a large prompt's reference to its file, not the prompt.
+    last = parseReply(rows.lines.slice(Math.max(0, from - rows.from)), typed.text, o.marker, host.rules, {
       lastEcho: agent,
     });
     return last.found ? last : null;

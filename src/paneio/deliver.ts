@@ -363,7 +363,7 @@ export class QueueService {
         await this.#finish(cm, "failed", { reason: `the agent did not take the message: ${typed.evidence}` });
         return;
       }
-      await this.#awaitTurn(cm, s, from, typed.agent !== null);
+      await this.#awaitTurn(cm, s, from, typed.agent !== null, typed.text);
     } finally {
       this.#active.delete(id);
       this.#current.delete(s.name ?? m.msg.to);
@@ -371,10 +371,13 @@ export class QueueService {
     }
   }
 
-  /** Waits until the recipient's turn ends and records how. */
-  async #awaitTurn(m: Located, s: Surface, from: number, agent: boolean): Promise<void> {
+  /**
+   * Waits until the recipient's turn ends and records how. `typed` is what went into the pane,
+   * when known (a large prompt's reference to its file, which is what the screen echoes).
+   */
+  async #awaitTurn(m: Located, s: Surface, from: number, agent: boolean, typed?: string): Promise<void> {
     const deadline = Date.now() + this.settings.timeoutMs;
-    const content = m.msg.content.replace(/\n+$/, "");
+    const content = typed ?? m.msg.content.replace(/\n+$/, "");
     if (agent) {
       let sawTurn = false;
       const stop = this._host.listen((ev) => {

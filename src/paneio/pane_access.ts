@@ -27,6 +27,8 @@ export interface Rows {
 /** What typing a text into a pane did. */
 export interface Typed {
   agent: string | null;
+  /** What went into the pane (a large prompt's reference to its file, not the prompt). */
+  text: string;
   status: string;
   evidence: string;
 }
@@ -189,8 +191,18 @@ export class PaneHost {
       modes: ahead?.modes,
     });
     if (t.transaction) {
-      return { agent: t.agent, status: t.transaction.status, evidence: t.transaction.evidence };
+      return {
+        agent: t.agent,
+        text: t.typed,
+        status: t.transaction.status,
+        evidence: t.transaction.evidence,
+      };
     }
-    return { agent: null, status: submit ? "submitted" : "typed", evidence: "written to the terminal" };
+    return {
+      agent: null,
+      text: t.typed,
+      status: submit ? "submitted" : "typed",
+      evidence: "written to the terminal",
+    };
   }
 }

@@ -62,6 +62,8 @@ export interface TypeRequest {
 export interface Typed {
   /** The text's size in bytes of UTF-8. */
   bytes: number;
+  /** What went into the pane: the text, or the sentence that refers to the file a large prompt went to. */
+  typed: string;
   /** Whether it went in a bracketed paste. */
   bracketed: boolean;
   /** Whether an Enter followed it (for an agent: whether the transaction saw the turn start or queue). */
@@ -137,7 +139,7 @@ export class Typist {
     if (!req.submit) {
       const bracketed = await this.#entered(s, req.text, req.as, req.modes);
       await this.write(s, req.text, bracketed ? "bracketed" : "keys");
-      return { bytes, bracketed, submitted: false, ...none };
+      return { bytes, typed: req.text, bracketed, submitted: false, ...none };
     }
     const modes = req.modes ?? await pool.modes(s.id);
     // An agent started moments ago may not have been scanned yet.
@@ -160,6 +162,7 @@ export class Typist {
       });
       return {
         bytes,
+        typed: text,
         bracketed: modes.bracketed_paste,
         submitted: r.status === "submitted" || r.status === "queued",
         agent,
@@ -176,7 +179,7 @@ export class Typist {
       await sleep(delayMs);
       await pool.write(writable(s).id, "\r");
     }
-    return { bytes, bracketed, submitted: true, ...none };
+    return { bytes, typed: req.text, bracketed, submitted: true, ...none };
   }
 
   /** Pane `id` has closed: its prompt files go. */
