@@ -31,12 +31,13 @@ export default defineVerb({
     return withClient(async (client) => {
       const surface_id = await resolveOne(client, args[0]);
       const params: Record<string, unknown> = { surface_id, text: args[1], marker: opts.marker };
-      if (opts.timeout !== undefined) params.timeout_ms = Math.max(1, Math.round(opts.timeout * 1000));
+      const waitMs = Math.max(1, Math.round((opts.timeout ?? 30) * 1000));
+      params.timeout_ms = waitMs;
       if (opts["no-submit"]) params.submit = false;
       if (opts.raw) params.fenced = false;
-      const r = await client.call("surface.ask", params).catch(
-        explainGate,
-      );
+      // The host answers once the reply is complete or the wait is over: the reply deadline covers the wait.
+      const timeoutMs = client.timeoutMs && client.timeoutMs + waitMs;
+      const r = await client.call("surface.ask", params, { timeoutMs }).catch(explainGate);
       if (opts.json) printJson(r);
       else if (r.reply) printLine(r.reply);
       return 0;
