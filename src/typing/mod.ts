@@ -1,8 +1,9 @@
 /**
  * One way to type into a pane. The socket's `send_text` and
- * `send_keystroke`, PaneIO's queue delivery and `ask` (so flows' steps,
- * which go through those), ptywright sessions' input actions (so adapters'
- * plans) all write through a {@link Typist}, and each says what it wants:
+ * `send_keystroke`, `up`'s prompt prefill, PaneIO's queue delivery and `ask`
+ * (so flows' steps, which go through those), ptywright sessions' input
+ * actions (so adapters' plans) all write through a {@link Typist}, and each
+ * says what it wants:
  *
  * ```ts
  * await typist.write(s, "ls", "keys");                       // the bytes as given
