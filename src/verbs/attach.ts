@@ -1,5 +1,5 @@
 import { Client } from "../client/client.ts";
-import { listPanes, pickOne } from "../client/selectors.ts";
+import { listPanes, type PaneInfo, pickOne } from "../client/selectors.ts";
 import { CliFailure, RpcError, UsageError } from "../errors.ts";
 import { ErrorReason } from "../spec/codes.ts";
 import { explainGate } from "./send.ts";
@@ -26,6 +26,83 @@ function out(s: string) {
   Deno.stdout.writeSync(enc.encode(s));
 }
 
+/** What the redraw and the key loops share: the pane, and why it ended once it has. */
+interface Session {
+  client: Client;
+  id: PaneInfo["surface_id"];
+  label: string;
+  ended: string | null;
+}
+
+/** `draw` paints the pane now; `schedule` asks for a frame, at most one per `FRAME_MS`. */
+function redrawer(s: Session): { draw: () => Promise<void>; schedule: () => void } {
+  let pending = false;
+  let last = 0;
+  const draw = async () => {
+    pending = false;
+    last = Date.now();
+    const rows = Deno.consoleSize().rows || 24;
+    const r = await s.client.call("surface.read", {
+      surface_id: s.id,
+      lines: Math.max(1, rows - 1),
+      fenced: false,
+    });
+    const lines = r.text.split("\n");
+    let frame = "\x1b[H\x1b[2J";
+    frame += lines.join("\r\n");
+    frame += `\x1b[${rows};1H\x1b[7m paneflow: ${s.label} · Ctrl-] to detach ${
+      s.ended ? `· ${s.ended} ` : ""
+    }\x1b[0m`;
+    out(frame);
+  };
+  const schedule = () => {
+    if (pending) return;
+    pending = true;
+    later(Math.max(0, FRAME_MS - (Date.now() - last)), () => draw().catch(() => {}));
+  };
+  return { draw, schedule };
+}
+
+/** Asks for a redraw on every event until the pane closes or the host goes away. */
+async function watchEvents(s: Session, schedule: () => void): Promise<void> {
+  while (true) {
+    const msg = await s.client.next();
+    if (msg === null) {
+      s.ended = "the host went away";
+      return;
+    }
+    const ev = msg.value;
+    if (ev.type === "surface_exited") s.ended = `exited (code ${ev.exit_code})`;
+    if (ev.type === "surface_closed") {
+      s.ended = "closed";
+      return;
+    }
+    schedule();
+  }
+}
+
+/** Forwards what is typed to the pane until Ctrl-] or the end of stdin. */
+async function forwardKeys(s: Session): Promise<void> {
+  const buf = new Uint8Array(4096);
+  const decode = keyDecoder();
+  while (true) {
+    const n = await Deno.stdin.read(buf);
+    if (n === null) return;
+    const chunk = buf.subarray(0, n);
+    const stop = chunk.indexOf(DETACH);
+    const keys = stop >= 0 ? chunk.subarray(0, stop) : chunk;
+    const text = keys.length ? decode(keys) : "";
+    if (text && !s.ended) {
+      await s.client.call("surface.send_text", { surface_id: s.id, text })
+        .catch((e) => {
+          if (e instanceof RpcError && e.data?.reason === ErrorReason.Exited) return;
+          explainGate(e);
+        });
+    }
+    if (stop >= 0) return;
+  }
+}
+
 export default defineVerb({
   name: "attach",
   usage: "paneflow attach <target>",
@@ -45,89 +122,29 @@ export default defineVerb({
     }
     // One connection: replies are matched by id, events come in between.
     const client = await Client.connect();
-    const events = client;
     const pane = pickOne(args[0], await listPanes(client));
     const id = pane.surface_id;
     const label = `pane ${id}${pane.name ? ` (${pane.name})` : ""}`;
     try {
-      await events.subscribe({ surfaces: [id] });
+      await client.subscribe({ surfaces: [id] });
     } catch {
       throw new CliFailure(`Cannot watch ${label}`);
     }
 
-    let ended: string | null = null;
-    let pending = false;
-    let last = 0;
-    const draw = async () => {
-      pending = false;
-      last = Date.now();
-      const rows = Deno.consoleSize().rows || 24;
-      const r = await client.call("surface.read", {
-        surface_id: id,
-        lines: Math.max(1, rows - 1),
-        fenced: false,
-      });
-      const lines = r.text.split("\n");
-      let frame = "\x1b[H\x1b[2J";
-      frame += lines.join("\r\n");
-      frame += `\x1b[${rows};1H\x1b[7m paneflow: ${label} · Ctrl-] to detach ${
-        ended ? `· ${ended} ` : ""
-      }\x1b[0m`;
-      out(frame);
-    };
-    const schedule = () => {
-      if (pending) return;
-      pending = true;
-      later(Math.max(0, FRAME_MS - (Date.now() - last)), () => draw().catch(() => {}));
-    };
-
+    const s: Session = { client, id, label, ended: null };
+    const { draw, schedule } = redrawer(s);
     Deno.stdin.setRaw(true);
     out("\x1b[?1049h\x1b[?25l");
     try {
       await draw();
-      const watching = (async () => {
-        while (true) {
-          const msg = await events.next();
-          if (msg === null) {
-            ended = "the host went away";
-            return;
-          }
-          const ev = msg.value;
-          if (ev.type === "surface_exited") ended = `exited (code ${ev.exit_code})`;
-          if (ev.type === "surface_closed") {
-            ended = "closed";
-            return;
-          }
-          schedule();
-        }
-      })();
-      const buf = new Uint8Array(4096);
-      const decode = keyDecoder();
-      const typing = (async () => {
-        while (true) {
-          const n = await Deno.stdin.read(buf);
-          if (n === null) return;
-          const chunk = buf.subarray(0, n);
-          const stop = chunk.indexOf(DETACH);
-          const keys = stop >= 0 ? chunk.subarray(0, stop) : chunk;
-          const text = keys.length ? decode(keys) : "";
-          if (text && !ended) {
-            await client.call("surface.send_text", { surface_id: id, text })
-              .catch((e) => {
-                if (e instanceof RpcError && e.data?.reason === ErrorReason.Exited) return;
-                explainGate(e);
-              });
-          }
-          if (stop >= 0) return;
-        }
-      })();
-      await Promise.race([typing, watching.then(() => new Promise(() => {}))]);
+      const watching = watchEvents(s, schedule);
+      await Promise.race([forwardKeys(s), watching.then(() => new Promise(() => {}))]);
     } finally {
       out("\x1b[?25h\x1b[?1049l");
       Deno.stdin.setRaw(false);
       client.close();
     }
-    console.error(`paneflow: detached from ${label}${ended ? ` (${ended})` : ""}`);
+    console.error(`paneflow: detached from ${label}${s.ended ? ` (${s.ended})` : ""}`);
     return 0;
   },
 });
