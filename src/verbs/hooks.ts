@@ -121,6 +121,69 @@ async function runPlugin(
   return { result, lines };
 }
 
+type ConfigText = Awaited<ReturnType<typeof readConfigText>>;
+type Notify = { text: string; changed: boolean; kept?: boolean };
+
+/** `hooks status` for one settings-file agent: which hooks (and Codex's notify) are paneflow's. */
+function statusOne(
+  spec: HookSpec,
+  { data, exists }: { data: Record<string, unknown>; exists: boolean },
+  toml: ConfigText | null,
+  notifyArgv: string[],
+): { result: AgentResult; lines: string[] } {
+  const lines: string[] = [];
+  const status = hookStatus(data, spec.events);
+  const installed = status.filter((s) => s.command).length;
+  const result: AgentResult = { agent: spec.agent, file: spec.file };
+  Object.assign(result, { exists, events: status, installed: installed === status.length });
+  lines.push(`${spec.file}: ${installed}/${status.length} paneflow hooks installed`);
+  for (const s of status) lines.push(`  ${s.command ? "✓" : "✗"} ${s.event}`);
+  if (spec.notifyFile && toml) {
+    const probe = withCodexNotify(toml.text, notifyArgv);
+    const ours = !probe.kept && !probe.changed;
+    result.notify = { file: spec.notifyFile, installed: ours, users_own: probe.kept };
+    lines.push(
+      `${spec.notifyFile}: notify ${
+        ours ? "is paneflow's" : probe.kept ? "is your own (left alone)" : "not set"
+      }`,
+    );
+  }
+  return { result, lines };
+}
+
+/** Codex's notify line after setup or uninstall, refused if config.toml would no longer parse. */
+async function planNotify(
+  spec: HookSpec,
+  action: string,
+  toml: ConfigText,
+  notifyArgv: string[],
+  result: AgentResult,
+): Promise<Notify> {
+  const notify: Notify = action === "setup"
+    ? withCodexNotify(toml.text, notifyArgv)
+    : withoutCodexNotify(toml.text);
+  if (notify.changed) {
+    // Never write a config.toml Codex could not read.
+    const { parse } = await import("smol-toml");
+    try {
+      parse(notify.text);
+    } catch (e) {
+      throw new CliFailure(
+        `Refusing to edit ${spec.notifyFile}: ${(e as Error).message.split("\n")[0]}`,
+        undefined,
+        { cause: e },
+      );
+    }
+  }
+  result.notify = {
+    file: spec.notifyFile!,
+    installed: action === "setup" && !notify.kept,
+    users_own: notify.kept ?? false,
+    changed: notify.changed,
+  };
+  return notify;
+}
+
 async function runOne(
   spec: HookSpec,
   action: string,
@@ -135,56 +198,17 @@ async function runOne(
       `Refusing to ${action === "status" ? "read" : "edit"} ${path}: ${problem}; fix it first`,
     );
   }
-  const lines: string[] = [];
-  const result: AgentResult = { agent: spec.agent, file: path };
   const notifyArgv = selfCommand(["ai-hook", "--tool", "codex", "codex-notify"]);
   const toml = spec.notifyFile ? await readConfigText(spec.notifyFile) : null;
-  if (action === "status") {
-    const status = hookStatus(data, spec.events);
-    const installed = status.filter((s) => s.command).length;
-    Object.assign(result, { exists, events: status, installed: installed === status.length });
-    lines.push(`${path}: ${installed}/${status.length} paneflow hooks installed`);
-    for (const s of status) lines.push(`  ${s.command ? "✓" : "✗"} ${s.event}`);
-    if (spec.notifyFile && toml) {
-      const probe = withCodexNotify(toml.text, notifyArgv);
-      const ours = !probe.kept && !probe.changed;
-      result.notify = { file: spec.notifyFile, installed: ours, users_own: probe.kept };
-      lines.push(
-        `${spec.notifyFile}: notify ${
-          ours ? "is paneflow's" : probe.kept ? "is your own (left alone)" : "not set"
-        }`,
-      );
-    }
-    return { result, lines };
-  }
+  if (action === "status") return statusOne(spec, { data, exists }, toml, notifyArgv);
+  const result: AgentResult = { agent: spec.agent, file: path };
+  const lines: string[] = [];
   const { settings, changed } = action === "setup"
     ? installHooks(data, (e) => hookCommand(e, spec.agent), spec.events, spec.group)
     : removeHooks(data);
   const text = JSON.stringify(settings, null, 2) + "\n";
   result.changed = changed;
-  let notify: { text: string; changed: boolean; kept?: boolean } | null = null;
-  if (spec.notifyFile && toml) {
-    notify = action === "setup" ? withCodexNotify(toml.text, notifyArgv) : withoutCodexNotify(toml.text);
-    if (notify.changed) {
-      // Never write a config.toml Codex could not read.
-      const { parse } = await import("smol-toml");
-      try {
-        parse(notify.text);
-      } catch (e) {
-        throw new CliFailure(
-          `Refusing to edit ${spec.notifyFile}: ${(e as Error).message.split("\n")[0]}`,
-          undefined,
-          { cause: e },
-        );
-      }
-    }
-    result.notify = {
-      file: spec.notifyFile,
-      installed: action === "setup" && !notify.kept,
-      users_own: notify.kept ?? false,
-      changed: notify.changed,
-    };
-  }
+  const notify = spec.notifyFile && toml ? await planNotify(spec, action, toml, notifyArgv, result) : null;
   if (dryRun) {
     result.settings = settings;
     lines.push(changed ? `Would write ${path}:\n${text}` : `${path}: no change`);
