@@ -49,7 +49,6 @@ export const LONG_FUNCTIONS: Record<string, string> = {
   "src/agents/tracker.ts: AgentTracker.#fuse":
     "not split yet: one decision, hook state against screen verdict",
   "src/mcp/server.ts: createBridge": "not split yet: registers every MCP tool in one closure over the socket",
-  "src/paneio/queue_files.ts: QueueFiles.#load": "not split yet: a file's version check, parse and hand-off",
 };
 const MAX_SERVER_MODULES = 10;
 const ROOT_FILES = new Set([

@@ -25,6 +25,7 @@ import {
   type Message,
   queueFiles,
   readQueue,
+  type ReadResult,
   sameVersion,
   statusFile,
   statusYaml,
@@ -88,6 +89,13 @@ interface FileState {
   byId: Map<string, Located>;
   ids: string[];
   logged: string | null;
+}
+
+/** A file as just read: its state, the messages new or changed, and whether it has a problem. */
+interface LoadedFile {
+  state: FileState;
+  changed: Located[];
+  problem: boolean;
 }
 
 /** At most this many messages (or about this many bytes of content) cross in one part of a view. */
@@ -268,17 +276,34 @@ export class QueueFiles {
     for (const f of files) this.#queueLoad(f, 0);
   }
 
+  /** Reads a file that changed, then tells the host what it holds now. */
   async #load(file: string, eventAt: number): Promise<void> {
     const old = this.#files.get(file);
+    const read = await this.#read(file, old, eventAt);
+    if (!read) return;
+    const next = this.#parse(read.r, read.now, old);
+    this.#files.set(file, next.state);
+    this.#handOff(file, old, next, eventAt);
+  }
+
+  /**
+   * The version check and the read: null when the file is unchanged, gone (told so) or
+   * replaced while it was read (queued to be read again).
+   */
+  async #read(
+    file: string,
+    old: FileState | undefined,
+    eventAt: number,
+  ): Promise<{ r: ReadResult; now: Version } | null> {
     const now = await currentVersion(file);
     if (!now) {
       if (old) {
         this.#files.delete(file);
         this._emit({ t: "gone", file });
       }
-      return;
+      return null;
     }
-    if (old && sameVersion(old.version, now)) return;
+    if (old && sameVersion(old.version, now)) return null;
     const midRead = this._opts.midRead;
     const r = await readQueue(file, midRead ? { midRead: () => midRead(file) } : {});
     if (r.version === null && !r.problems.length) {
@@ -287,7 +312,7 @@ export class QueueFiles {
         this.#files.delete(file);
         this._emit({ t: "gone", file });
       }
-      return;
+      return null;
     }
     // Replaced (renamed over) or rewritten in place while it was read: what was read is not
     // the file any more. It is read again (its change event comes too).
@@ -297,8 +322,13 @@ export class QueueFiles {
       const line = `queue: ${file}:1: the file was replaced while it was read; reading it again`;
       this._emit({ t: "log", line });
       this.#queueLoad(file, eventAt);
-      return;
+      return null;
     }
+    return { r, now };
+  }
+
+  /** The file's new state (its problem logged once) and the messages new or changed since `old`. */
+  #parse(r: ReadResult, now: Version, old: FileState | undefined): LoadedFile {
     const state: FileState = {
       version: r.version ?? now,
       byId: new Map(),
@@ -322,7 +352,16 @@ export class QueueFiles {
         changed.push(m);
       }
     }
-    this.#files.set(file, state);
+    return { state, changed, problem: p !== undefined };
+  }
+
+  /** Tells the host the file's view: nothing when nothing changed, a big one in parts. */
+  #handOff(
+    file: string,
+    old: FileState | undefined,
+    { state, changed, problem }: LoadedFile,
+    eventAt: number,
+  ): void {
     // The order as it changed: the same, grown at the end (an append), or anything else (all ids).
     const prefix = old !== undefined && old.ids.length <= state.ids.length &&
       old.ids.every((id, i) => state.ids[i] === id);
@@ -348,7 +387,7 @@ export class QueueFiles {
       file,
       ids: prefix ? null : state.ids,
       ...(append ? { append } : {}),
-      ...(p ? { problem: true } : {}),
+      ...(problem ? { problem: true } : {}),
       changed: parts.at(-1)!,
       eventAt,
     });
