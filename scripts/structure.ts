@@ -48,7 +48,6 @@ export const LONG_FUNCTIONS: Record<string, string> = {
     "one template literal: the plugin file opencode loads, kept whole so it reads as that file",
   "src/agents/tracker.ts: AgentTracker.#fuse":
     "not split yet: one decision, hook state against screen verdict",
-  "src/mcp/server.ts: createBridge": "not split yet: registers every MCP tool in one closure over the socket",
 };
 const MAX_SERVER_MODULES = 10;
 const ROOT_FILES = new Set([

@@ -174,6 +174,24 @@ const Target = z.union([z.string(), z.number()]).describe(
     "(working directory) select too.",
 );
 
+/** Every tool only reads. */
+const annotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** What the tools and the resource share: the host's socket, the log, and pane lookup. */
+interface Bridge {
+  socket: string;
+  log: (message: string) => void;
+  panes: () => Promise<PaneInfo[]>;
+  resolve: (target: string | number) => Promise<PaneInfo>;
+  /** A tool's handler: `fn`'s text, or its error as the text the model sees (unexpected ones logged). */
+  run: (what: string, fn: () => Promise<string>) => () => Promise<CallToolResult>;
+}
+
 /** Builds the MCP server; nothing is connected until a transport is. */
 export function createBridge(opts: BridgeOptions = {}): McpServer {
   const socket = opts.socket ?? clientAddress();
@@ -195,13 +213,15 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
       return textResult(errorText(err), true);
     }
   };
-  const annotations = {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  };
+  const bridge: Bridge = { socket, log, panes, resolve, run };
+  registerListAndRead(server, bridge);
+  registerSearch(server, bridge);
+  registerPaneResource(server, bridge);
+  return server;
+}
 
+/** The `list_panes` and `read_pane` tools. */
+function registerListAndRead(server: McpServer, { socket, panes, resolve, run }: Bridge): void {
   server.registerTool("list_panes", {
     title: "List terminal panes",
     description: "List every paneflow terminal pane in all workspaces: surface_id, name, title, cwd, cmd " +
@@ -239,7 +259,10 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
       const r = await hostCall(socket, "surface.read", params);
       return formatRead(pane.surface_id, r, params.offset);
     })());
+}
 
+/** The `search_pane` tool. */
+function registerSearch(server: McpServer, { socket, resolve, run }: Bridge): void {
   server.registerTool(
     "search_pane",
     {
@@ -273,7 +296,10 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
         return formatSearch(pane.surface_id, args.pattern, r, max);
       })(),
   );
+}
 
+/** The `pane://{pane}/content` resources: each pane's newest lines, listed while a host answers. */
+function registerPaneResource(server: McpServer, { socket, log, panes, resolve }: Bridge): void {
   server.registerResource(
     "pane",
     new ResourceTemplate("pane://{pane}/content", {
@@ -322,7 +348,6 @@ export function createBridge(opts: BridgeOptions = {}): McpServer {
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text }] };
     },
   );
-  return server;
 }
 
 /**
