@@ -16,8 +16,8 @@ import type { HostContext } from "./context.ts";
 import { dispatch } from "./dispatch.ts";
 import { redact } from "../session/redact.ts";
 import type { Duplex } from "../wire/duplex.ts";
-import { parseEnvelope, type Response } from "../wire/envelope.ts";
-import { type Framing, framing as makeFraming, type FramingName } from "../wire/framing.ts";
+import { parseEnvelope, type Request, type Response } from "../wire/envelope.ts";
+import { type Frame, type Framing, framing as makeFraming, type FramingName } from "../wire/framing.ts";
 
 /** Limits applied to one connection. */
 export interface ConnectionOptions {
@@ -103,6 +103,40 @@ async function linger(conn: Duplex): Promise<void> {
   }
 }
 
+/** The next message, or "idle" when none comes within `ms` (0: no deadline). */
+async function nextWithin(framing: Framing, ms: number): Promise<Frame | "idle"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = ms
+    ? new Promise<"idle">((resolve) => {
+      timer = setTimeout(() => resolve("idle"), ms);
+    })
+    : new Promise<never>(() => {});
+  const line = await Promise.race([framing.next(), idle]);
+  clearTimeout(timer);
+  return line;
+}
+
+/**
+ * A message's bytes as a request: strict UTF-8, then JSON, then the envelope;
+ * a response is the error to answer instead, null a blank line to skip.
+ */
+function parseRequest(line: Uint8Array): Request | Response | null {
+  let text: string;
+  try {
+    text = decoder.decode(line);
+  } catch {
+    return errorResponse(ErrorCode.ParseError, "Parse error: request is not valid UTF-8");
+  }
+  if (!text.trim()) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return errorResponse(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
+  }
+  return parseEnvelope(value);
+}
+
 /** Serves one connection until the peer leaves or breaks the rules. */
 export async function serveConnection(
   conn: Duplex,
@@ -126,16 +160,9 @@ export async function serveConnection(
   let sub: Subscription | null = null;
   try {
     while (true) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
       // A ptywright client sits quietly between calls (keepAlive), and a stream's reader need not send
       // anything (its write deadline sheds it if it stops reading): no idle deadline for either.
-      const idle = opts.idleTimeoutMs && !connection.keepAlive && !sub
-        ? new Promise<"idle">((resolve) => {
-          timer = setTimeout(() => resolve("idle"), opts.idleTimeoutMs);
-        })
-        : new Promise<never>(() => {});
-      const line = await Promise.race([framing.next(), idle]);
-      clearTimeout(timer);
+      const line = await nextWithin(framing, connection.keepAlive || sub ? 0 : opts.idleTimeoutMs);
       if (line === null || line === "idle") return;
       if ("fatal" in line) {
         const code = line.tooLong ? ErrorCode.InvalidRequest : ErrorCode.ParseError;
@@ -147,22 +174,8 @@ export async function serveConnection(
         await reply(errorResponse(ErrorCode.InvalidRequest, line.skipped));
         continue;
       }
-      let text: string;
-      try {
-        text = decoder.decode(line);
-      } catch {
-        await reply(errorResponse(ErrorCode.ParseError, "Parse error: request is not valid UTF-8"));
-        continue;
-      }
-      if (!text.trim()) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        await reply(errorResponse(ErrorCode.ParseError, `Parse error: ${(e as Error).message}`));
-        continue;
-      }
-      const req = parseEnvelope(value);
+      const req = parseRequest(line);
+      if (req === null) continue;
       if ("jsonrpc" in req) {
         await reply(req);
         continue;
