@@ -359,8 +359,32 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     // Only its own terminal: see ../isolation/spawn.ts.
     closeOnExecAll();
   }
-  const pane: Pane = {
-    id: req.id,
+  const pane = newPane(req.id, p, term, scrollback, parseNow);
+  if (!scrollback) onTrim((n) => (pane.trimmed += n));
+  panes.set(req.id, pane);
+  if (req.session) openSession(req.id, term, req.session);
+  guardDrainOnExit(pane);
+
+  term.onTitleChange((title) => emit({ ev: "title", id: pane.id, title }));
+  p.onData((data) => onPtyData(pane, data));
+  p.onExit(({ exitCode, signal }) => onPtyExit(pane, exitCode, signal ?? 0));
+  // Answer terminal queries (DA, DSR) the way a terminal would.
+  term.onData((data) => {
+    if (!pane.exited && !pane.disposed) pane.input.write(data).catch(() => {});
+  });
+  return { pid: p.pid };
+}
+
+/** A pane's record, fresh: nothing read, nothing parsed. */
+function newPane(
+  id: number,
+  p: PanePty,
+  term: xterm.Terminal,
+  scrollback: Scrollback | null,
+  parseNow: Pane["parseNow"],
+): Pane {
+  return {
+    id,
     pty: p,
     input: new PtyInput(p.fd, (data) => p.write(data)),
     term,
@@ -387,66 +411,63 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     reaped: false,
     disposed: false,
   };
-  if (!scrollback) onTrim((n) => (pane.trimmed += n));
-  panes.set(req.id, pane);
-  if (req.session) openSession(req.id, term, req.session);
-  guardDrainOnExit(pane);
+}
 
-  term.onTitleChange((title) => emit({ ev: "title", id: pane.id, title }));
-  p.onData((data) => {
-    pane.bytesIn += data.length;
-    if (parseNow) {
-      if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
-      take(pane, data);
-      return;
+/**
+ * A chunk the PTY delivered: parsed at once (synchronous parsing), or queued
+ * to xterm with the PTY paused above `HIGH_WATER` until xterm is back under
+ * `LOW_WATER`.
+ */
+function onPtyData(pane: Pane, data: Uint8Array): void {
+  pane.bytesIn += data.length;
+  if (pane.parseNow) {
+    if (panes.get(pane.id) !== pane) return; // disposed; the PTY is being torn down
+    take(pane, data);
+    return;
+  }
+  pane.lastDataAt = performance.now();
+  releaser.churn(data.length, pane.lastDataAt);
+  pane.pending += data.length;
+  if (!pane.paused && pane.pending > HIGH_WATER) {
+    pane.paused = true;
+    pane.pty.pause();
+  }
+  pane.term.write(data, () => {
+    pane.scrollback?.afterParse();
+    pane.pending -= data.length;
+    pane.generation++;
+    markDirty(pane);
+    sessionOutput(pane.id, data);
+    if (pane.paused && pane.pending < LOW_WATER) {
+      pane.paused = false;
+      pane.pty.resume();
+      scheduleDeferredDestroy(pane);
+    } else if (pane.pending === 0) {
+      // The program may have exited while xterm still had a backlog (without
+      // ever pausing): the destroy deferred then must still happen, or the
+      // exit is never reported.
+      scheduleDeferredDestroy(pane);
     }
-    pane.lastDataAt = performance.now();
-    releaser.churn(data.length, pane.lastDataAt);
-    pane.pending += data.length;
-    if (!pane.paused && pane.pending > HIGH_WATER) {
-      pane.paused = true;
-      p.pause();
-    }
-    term.write(data, () => {
-      scrollback?.afterParse();
-      pane.pending -= data.length;
-      pane.generation++;
-      markDirty(pane);
-      sessionOutput(pane.id, data);
-      if (pane.paused && pane.pending < LOW_WATER) {
-        pane.paused = false;
-        p.resume();
-        scheduleDeferredDestroy(pane);
-      } else if (pane.pending === 0) {
-        // The program may have exited while xterm still had a backlog (without
-        // ever pausing): the destroy deferred then must still happen, or the
-        // exit is never reported.
-        scheduleDeferredDestroy(pane);
-      }
-    });
   });
-  p.onExit(({ exitCode, signal }) => {
-    pane.reaped = true;
-    const report = () => {
-      pane.exited = true;
-      flushChanges();
-      emit({ ev: "exit", id: pane.id, exit_code: exitCode, signal: signal ?? 0 });
-      sessionExited(pane.id);
-    };
-    // node-pty reports the exit once the PTY is drained; every chunk it
-    // delivered is parsed already when parsing is synchronous. Otherwise let
-    // xterm finish its queue first, so a reader that sees "exited" also sees
-    // the final screen.
-    if (parseNow) {
-      parseHeld(pane);
-      report();
-    } else term.write("", report);
-  });
-  // Answer terminal queries (DA, DSR) the way a terminal would.
-  term.onData((data) => {
-    if (!pane.exited && !pane.disposed) pane.input.write(data).catch(() => {});
-  });
-  return { pid: p.pid };
+}
+
+/** The program exited: reported once its last output is parsed. */
+function onPtyExit(pane: Pane, exitCode: number, signal: number): void {
+  pane.reaped = true;
+  const report = () => {
+    pane.exited = true;
+    flushChanges();
+    emit({ ev: "exit", id: pane.id, exit_code: exitCode, signal });
+    sessionExited(pane.id);
+  };
+  // node-pty reports the exit once the PTY is drained; every chunk it
+  // delivered is parsed already when parsing is synchronous. Otherwise let
+  // xterm finish its queue first, so a reader that sees "exited" also sees
+  // the final screen.
+  if (pane.parseNow) {
+    parseHeld(pane);
+    report();
+  } else pane.term.write("", report);
 }
 
 /** Pane programs start without forking the host where they can (./host_pty.ts). */
