@@ -93,6 +93,37 @@ function invalid(message: string, reason?: string): RpcError {
   return new RpcError(ErrorCode.InvalidParams, message, reason ? { reason } : undefined);
 }
 
+/** A pane's record before its program starts. */
+function newSurface(
+  ws: Workspace,
+  opts: PaneOptions,
+  p: { id: number; argv: string[]; cwd: string; token: string; cols: number; rows: number },
+): Surface {
+  let markExited = () => {};
+  const exited = new Promise<void>((resolve) => (markExited = resolve));
+  return {
+    id: p.id,
+    name: opts.name ?? null,
+    title: "",
+    workspace: ws,
+    pid: 0,
+    argv: opts.shownArgv ?? p.argv,
+    cwd: p.cwd,
+    cols: p.cols,
+    rows: p.rows,
+    generation: 0,
+    bytesIn: 0,
+    exit: null,
+    createdAt: Date.now(),
+    lastOutputAt: Date.now(),
+    exited,
+    markExited,
+    announced: false,
+    token: p.token,
+    ...(opts.session ? { session: opts.session.id } : {}),
+  };
+}
+
 /** Workspaces and surfaces of one host. */
 export class Registry {
   readonly workspaces: Workspace[] = [];
@@ -202,48 +233,9 @@ export class Registry {
     const shell = paneShell(this._config);
     const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
     const token = newPaneToken();
-    const env: Record<string, string> = {
-      ...paneBaseEnv(this._config),
-      ...opts.env,
-      PANEFLOW_SOCKET_PATH: this._socketPath,
-      PANEFLOW_SURFACE_ID: String(id),
-      [PANE_TOKEN_ENV]: token,
-      [HOST_ID_ENV]: this.hostId,
-      TERM: "xterm-256color",
-    };
-    let markExited = () => {};
-    const exited = new Promise<void>((resolve) => (markExited = resolve));
-    const surface: Surface = {
-      id,
-      name: opts.name ?? null,
-      title: "",
-      workspace: ws,
-      pid: 0,
-      argv: opts.shownArgv ?? argv,
-      cwd,
-      cols: ws.cols,
-      rows: ws.rows,
-      generation: 0,
-      bytesIn: 0,
-      exit: null,
-      createdAt: Date.now(),
-      lastOutputAt: Date.now(),
-      exited,
-      markExited,
-      announced: false,
-      token,
-      ...(opts.session ? { session: opts.session.id } : {}),
-    };
     const previous = ws.layout;
-    ws.layout = split
-      ? splitLayout(ws.layout, split.target, id, split.direction)
-      : ws.preset
-      ? presetLayout(ws.preset, [...layoutLeaves(ws.layout), id])
-      : splitLayout(ws.layout, null, id, "h");
-    if (split) ws.preset = null;
-    const rect = layoutRects(ws.layout, ws.cols, ws.rows).get(id)!;
-    surface.cols = rect.cols;
-    surface.rows = rect.rows;
+    const rect = this.#place(ws, id, split);
+    const surface = newSurface(ws, opts, { id, argv, cwd, token, ...rect });
     this.surfaces.set(id, surface);
     try {
       const { pid } = await this._pool.spawn({
@@ -251,7 +243,7 @@ export class Registry {
         file: argv[0],
         args: argv.slice(1),
         cwd,
-        env,
+        env: this.#paneEnv(id, opts.env, token),
         cols: rect.cols,
         rows: rect.rows,
         scrollback: this._config.terminal.scrollback_lines,
@@ -270,10 +262,49 @@ export class Registry {
     }
     ws.focused ??= id;
     await this.#applyLayout(ws, id);
+    this.#announce(surface);
+    return surface;
+  }
+
+  /** A new pane's environment: the base, the caller's, then what tells it where it is. */
+  #paneEnv(id: number, extra: Record<string, string> | undefined, token: string): Record<string, string> {
+    return {
+      ...paneBaseEnv(this._config),
+      ...extra,
+      PANEFLOW_SOCKET_PATH: this._socketPath,
+      PANEFLOW_SURFACE_ID: String(id),
+      [PANE_TOKEN_ENV]: token,
+      [HOST_ID_ENV]: this.hostId,
+      TERM: "xterm-256color",
+    };
+  }
+
+  /**
+   * Puts pane `id` into the workspace's layout (beside `split.target`, else by
+   * the preset, else to the right) and returns its size there.
+   */
+  #place(
+    ws: Workspace,
+    id: number,
+    split: { target: number | null; direction: "h" | "v" } | null,
+  ): { cols: number; rows: number } {
+    ws.layout = split
+      ? splitLayout(ws.layout, split.target, id, split.direction)
+      : ws.preset
+      ? presetLayout(ws.preset, [...layoutLeaves(ws.layout), id])
+      : splitLayout(ws.layout, null, id, "h");
+    if (split) ws.preset = null;
+    const rect = layoutRects(ws.layout, ws.cols, ws.rows).get(id)!;
+    return { cols: rect.cols, rows: rect.rows };
+  }
+
+  /** Tells subscribers a pane exists, then what it did while it was starting. */
+  #announce(surface: Surface): void {
+    const id = surface.id;
     this._bus.publish({
       type: "surface_created",
       surface_id: id,
-      workspace: this.indexOf(ws),
+      workspace: this.indexOf(surface.workspace),
       name: surface.name,
       cmd: surface.argv.join(" "),
     });
@@ -283,7 +314,6 @@ export class Registry {
       this._bus.publish({ type: "surface_changed", surface_id: id, output_generation: surface.generation });
     }
     if (surface.exit) this.#publishExit(surface);
-    return surface;
   }
 
   /** Resizes every pane of `ws` to its rectangle (SIGWINCH on change). */
