@@ -42,8 +42,6 @@ export const LONG_FUNCTIONS: Record<string, string> = {
     "the fast-forward hot path: to split only with bench/run.ts before and after",
   "src/agents/opencode_plugin.ts: opencodePluginSource":
     "one template literal: the plugin file opencode loads, kept whole so it reads as that file",
-  "src/agents/tracker.ts: AgentTracker.#fuse":
-    "not split yet: one decision, hook state against screen verdict",
 };
 const MAX_SERVER_MODULES = 10;
 const ROOT_FILES = new Set([
