@@ -38,8 +38,6 @@ export const LONG_FUNCTIONS: Record<string, string> = {
     "the submit transaction's evidence loop, whose checks' order matters; to split along its phases (paste and show, Enter, evidence) in a change of its own",
   "src/verbs/msg.ts: run":
     "one switch over the subcommands (the queue-folder wait is paneio/queue_watch.ts's now); to split per subcommand in a change of its own",
-  "src/core/pane/fast_forward.ts: FastForward.#layOut":
-    "the fast-forward hot path: to split only with bench/run.ts before and after",
   "src/agents/opencode_plugin.ts: opencodePluginSource":
     "one template literal: the plugin file opencode loads, kept whole so it reads as that file",
 };

@@ -194,6 +194,107 @@ export function plainText(data: Uint8Array): boolean {
   return lf >= 0 && 2 * (runEnd(data, lf + 1) - lf) > data.length;
 }
 
+/**
+ * The rows {@link FastForward} lays out itself, written into the compact
+ * scrollback as xterm would lay them out: the cursor column, the row being
+ * filled (read straight from the output while it is one stretch of it,
+ * else copied into `row`), and the colours to hand xterm afterwards. One per
+ * terminal, reused for every run.
+ */
+class RowWriter {
+  #data: Uint8Array = new Uint8Array(0);
+  #sb: Scrollback | null = null;
+  #cols = 0;
+  #row = new Uint8Array(0);
+  /** The cursor's column. */
+  x = 0;
+  /** Cells written: the row's length in the store. */
+  #end = 0;
+  #wrapped = false;
+  /** The row as it is in `data` (direct) or in `row`. */
+  #direct = false;
+  #dFrom = 0;
+  /** Rows stored. */
+  rows = 0;
+  /** The SGR sequences since the last that starts with a reset (`ESC [ m`, `ESC [ 0 m`, `ESC [ 0 ; ...`). */
+  #sgr: number[] = [];
+
+  /** Starts a run of `data` at the cursor's column 0 of a fresh row. */
+  start(data: Uint8Array, sb: Scrollback, cols: number): void {
+    this.#data = data;
+    this.#sb = sb;
+    this.#cols = cols;
+    if (this.#row.length !== cols) this.#row = new Uint8Array(cols).fill(32);
+    this.x = 0;
+    this.#end = 0;
+    this.#wrapped = false;
+    this.#direct = false;
+    this.#dFrom = 0;
+    this.rows = 0;
+    this.#sgr = [];
+  }
+
+  /** Ends the run; returns the colours it leaves set, as positions in its output. */
+  finish(): number[] {
+    this.#data = new Uint8Array(0);
+    this.#sb = null;
+    return this.#sgr;
+  }
+
+  /** Notes the SGR sequence at `i`; returns where it ends. */
+  colour(i: number): number {
+    const data = this.#data;
+    const after = data.indexOf(0x6d, i) + 1;
+    const b = data[i + 2];
+    if (b === 0x6d || (b === 0x30 && (data[i + 3] === 0x6d || data[i + 3] === 0x3b))) this.#sgr = [];
+    this.#sgr.push(i, after);
+    return after;
+  }
+
+  /** Stores the row and starts the next (`soft`: wrapped onto it). */
+  newRow(soft: boolean): void {
+    if (this.#direct) this.#sb!.pushRow(this.#data, this.#dFrom, this.#dFrom + this.#end, this.#wrapped);
+    else {
+      this.#sb!.pushRow(this.#row, 0, this.#end, this.#wrapped);
+      this.#row.fill(32, 0, this.#end);
+    }
+    this.rows++;
+    this.#direct = false;
+    this.#end = 0;
+    this.#wrapped = soft;
+  }
+
+  /** Prints `data[p, q)`, all printable. */
+  print(p: number, q: number): void {
+    const data = this.#data;
+    const row = this.#row;
+    const cols = this.#cols;
+    while (p < q) {
+      if (this.x >= cols) {
+        this.newRow(true);
+        this.x = 0;
+      }
+      const x = this.x;
+      const k = Math.min(q - p, cols - x);
+      if (this.#end === 0 && x === 0) {
+        this.#direct = true;
+        this.#dFrom = p;
+      } else {
+        if (this.#direct) {
+          const end = this.#end;
+          const dFrom = this.#dFrom;
+          for (let i = 0; i < end; i++) row[i] = data[dFrom + i];
+          this.#direct = false;
+        }
+        for (let i = 0; i < k; i++) row[x + i] = data[p + i];
+      }
+      this.x = x + k;
+      if (this.x > this.#end) this.#end = this.x;
+      p += k;
+    }
+  }
+}
+
 /** Where a pane's output is parsed: xterm, with the compact scrollback beside it. */
 export class FastForward {
   #core: Core;
@@ -201,7 +302,7 @@ export class FastForward {
   #scrollback: Scrollback;
   #parse: (data: Uint8Array) => void;
   /** The row being laid out: its characters (spaces where nothing was written). */
-  #row = new Uint8Array(0);
+  #rows = new RowWriter();
   #marks = new Marks();
   /** Rows stored without xterm since the start (`system.stats`, tests). */
   skipped = 0;
@@ -313,62 +414,10 @@ export class FastForward {
   #layOut(data: Uint8Array, from: number, to: number): void {
     const cols = this.#term.cols;
     const buf = this.#core.buffers.normal;
-    const sb = this.#scrollback;
     const { ctl, ctls, wide, wides } = this.#marks;
-    sb.storeAhead(buf.lines.length - 1);
-    if (this.#row.length !== cols) this.#row = new Uint8Array(cols).fill(32);
-    const row = this.#row;
-    let x = 0;
-    /** Cells written: the row's length in the store. */
-    let end = 0;
-    let wrapped = false;
-    /** The row as it is in `data` (direct) or in `row`. */
-    let direct = false;
-    let dFrom = 0;
-    /** The SGR sequences since the last that starts with a reset (`ESC [ m`, `ESC [ 0 m`, `ESC [ 0 ; ...`). */
-    let sgr: number[] = [];
-    const colour = (i: number) => {
-      const after = data.indexOf(0x6d, i) + 1;
-      const b = data[i + 2];
-      if (b === 0x6d || (b === 0x30 && (data[i + 3] === 0x6d || data[i + 3] === 0x3b))) sgr = [];
-      sgr.push(i, after);
-      return after;
-    };
-    let rows = 0;
-    const newRow = (soft: boolean) => {
-      if (direct) sb.pushRow(data, dFrom, dFrom + end, wrapped);
-      else {
-        sb.pushRow(row, 0, end, wrapped);
-        row.fill(32, 0, end);
-      }
-      rows++;
-      direct = false;
-      end = 0;
-      wrapped = soft;
-    };
-    /** Prints `data[p, q)`, all printable. */
-    const print = (p: number, q: number) => {
-      while (p < q) {
-        if (x >= cols) {
-          newRow(true);
-          x = 0;
-        }
-        const k = Math.min(q - p, cols - x);
-        if (end === 0 && x === 0) {
-          direct = true;
-          dFrom = p;
-        } else {
-          if (direct) {
-            for (let i = 0; i < end; i++) row[i] = data[dFrom + i];
-            direct = false;
-          }
-          for (let i = 0; i < k; i++) row[x + i] = data[p + i];
-        }
-        x += k;
-        if (x > end) end = x;
-        p += k;
-      }
-    };
+    this.#scrollback.storeAhead(buf.lines.length - 1);
+    const out = this.#rows;
+    out.start(data, this.#scrollback, cols);
     let p = from;
     let w = 0;
     while (w < wides && wide[w] < from) w++;
@@ -380,31 +429,32 @@ export class FastForward {
         w++;
         while (data[ctl[c]] !== LF) {
           const i = ctl[c++];
-          if (data[i] === ESC) colour(i);
+          if (data[i] === ESC) out.colour(i);
         }
         const lf = ctl[c];
-        rows += this.#wideLine(data, p, lf, x);
-        x = Math.min(scratchOf(cols).core.buffers.normal.x, cols - 1);
+        out.rows += this.#wideLine(data, p, lf, out.x);
+        out.x = Math.min(scratchOf(cols).core.buffers.normal.x, cols - 1);
         p = lf + 1;
         continue;
       }
       const i = ctl[c];
       if (i >= to) break;
-      if (i > p) print(p, i);
+      if (i > p) out.print(p, i);
       p = i + 1;
       const b = data[i];
       if (b === LF) {
-        newRow(false);
-        if (x >= cols) x = cols - 1;
+        out.newRow(false);
+        if (out.x >= cols) out.x = cols - 1;
       } else if (b === CR) {
-        x = 0;
+        out.x = 0;
       } else if (b === TAB) {
-        if (x < cols) x = buf.nextStop(x);
+        if (out.x < cols) out.x = buf.nextStop(out.x);
       } else { // an SGR sequence (runEnd checked it)
-        p = colour(i);
+        p = out.colour(i);
       }
     }
-    this.skipped += rows;
+    this.skipped += out.rows;
+    const sgr = out.finish();
     if (sgr.length) this.#parse(sgrBytes(data, sgr));
   }
 
