@@ -36,10 +36,6 @@ export const MAX_FUNCTION_LINES = 80;
 export const LONG_FUNCTIONS: Record<string, string> = {
   "src/server/socket.ts: serveConnection":
     "grew past the cap with the --stdio oversized-line fix; to split in a change of its own",
-  "src/typing/submit.ts: submitToAgent":
-    "the submit transaction's evidence loop, whose checks' order matters; to split along its phases (paste and show, Enter, evidence) in a change of its own",
-  "src/verbs/msg.ts: run":
-    "one switch over the subcommands (the queue-folder wait is paneio/queue_watch.ts's now); to split per subcommand in a change of its own",
   "src/core/pane/panes.ts: spawnPane": "just moved to src/core/; to split in a change of its own",
   "src/core/registry.ts: Registry.addPane": "just moved to src/core/; to split in a change of its own",
   "src/core/pane/fast_forward.ts: FastForward.#layOut":
