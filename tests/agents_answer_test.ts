@@ -9,7 +9,7 @@
  * one host, so their start-ups overlap.
  */
 import assert from "node:assert/strict";
-import type { AnswerResult } from "../src/agents/answer.ts";
+import type { AnswerResult } from "../src/typing/mod.ts";
 import { results } from "../src/spec/results.ts";
 import { type AgentStatus, ok, screen, startAgent, submit, waitScreen, waitStatus } from "./_agents.ts";
 import { codexCommand, ensureCodex, isCodexIdle, prepareCodexEnv } from "./_codex.ts";

@@ -2,7 +2,8 @@
  * PaneIO reply by marker, readiness and clearing against real shells
  * (docs/paneio.md): `ask` in sh and bash with their default prompts,
  * a marker inside the echoed command, multi-line replies, a timeout (exit
- * 4); `ready` while `sleep` runs and after; `clear`.
+ * 4); `ready` while `sleep` runs and after, and a `ready --wait` longer than
+ * the client's reply deadline; `clear`.
  */
 import assert from "node:assert/strict";
 import { readPane, waitUntil, withHost } from "./_harness.ts";
@@ -163,6 +164,21 @@ Deno.test("ask, ready and clear against sh and bash", async (t) => {
         assert.ok(lines.length <= 5, JSON.stringify(lines));
       });
     }
+
+    await t.step("ready --wait outlasts the client's reply deadline (PANEFLOW_TIMEOUT, 5 s)", async () => {
+      await host.cli(["send", "sh1", "sleep 6", "--submit"]);
+      await waitUntil("sleep 6 running", async () => (await host.cli(["ready", "sh1"])).code === 1);
+      const started = Date.now();
+      const w = await host.cli(["ready", "sh1", "--wait", "--timeout", "30", "--json"], {
+        env: { PANEFLOW_TIMEOUT: "5" },
+      });
+      assert.equal(w.code, 0, w.stdout + w.stderr);
+      assert.equal(JSON.parse(w.stdout).reason, "shell_prompt");
+      assert.ok(
+        Date.now() - started > 5000,
+        `the wait took ${Date.now() - started} ms; sleep 6 had not ended`,
+      );
+    });
 
     await t.step("ready: an exited pane is not ready; a continuation prompt is not ready", async () => {
       await host.cli(["send", "sh1", "echo 'open", "--submit"]);

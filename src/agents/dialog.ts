@@ -4,7 +4,7 @@
  * answer it. The keys are data beside the screen rules that detect the
  * dialog (`dialog` on a rule in ./claude_screen.ts, ./codex_screen.ts,
  * ./gemini_screen.ts, ./opencode_screen.ts), so a UI change is one data fix
- * for detection and answering alike. `surface.answer` (./answer.ts) presses
+ * for detection and answering alike. `surface.answer` (../typing/answer.ts) presses
  * the keys.
  *
  * Light: no npm package, no host state.

@@ -8,6 +8,8 @@
  * ```ts
  * await typist.write(s, "ls", "keys");                       // the bytes as given
  * await typist.write(s, text, "bracketed");                  // one bracketed paste, whatever the program asked
+ * await typist.press(s, "esc", "keystroke");                 // a named key (the tracker hears of it)
+ * await typist.answer(s, "yes");                             // the keys that answer the agent's dialog
  * const t = await typist.type(s, { text, as: "paste", submit: true }); // send --submit
  * // t.agent: the agent the submit transaction ran for (t.transaction says how it ended), or null
  * ```
@@ -26,10 +28,14 @@ import type { AgentTracker } from "../agents/tracker.ts";
 import type { PanePool } from "../core/pane/pool.ts";
 import type { Surface } from "../core/registry.ts";
 import { bracketedPaste } from "../core/pane/keys.ts";
+import { type Press, pressed } from "./press.ts";
+import { answerDialog, type AnswerResult } from "./answer.ts";
 import { LARGE_PROMPT_BYTES, submitDelayMs, type SubmitResult, submitToAgent } from "./submit.ts";
 import { PromptFiles } from "./prompt_files.ts";
 
 export type { SubmitResult, SubmitStatus } from "./submit.ts";
+export type { AnswerResult } from "./answer.ts";
+export { type Press, pressed } from "./press.ts";
 
 /**
  * How text goes into the pane:
@@ -119,6 +125,37 @@ export class Typist {
     const payload = bracketed ? bracketedPaste(text) : text;
     if (payload) await this._parts.pool.write(s.id, payload);
     return bracketed;
+  }
+
+  /**
+   * Presses the named key `name` as `as` says, in the pane's cursor mode
+   * now, and tells the agent tracker (an Esc or Ctrl-C during a turn is an
+   * interrupt). The caller checks the name first ({@link pressed}): a bad one
+   * is thrown here as is.
+   */
+  async press(s: Surface, name: string, as: Press): Promise<void> {
+    const key = pressed(name, as, await this._parts.pool.modes(s.id));
+    if ("error" in key) throw new Error(key.error);
+    await this._parts.pool.write(s.id, key.bytes);
+    this._parts.agents.noteKey(s.id, name);
+  }
+
+  /**
+   * Answers the dialog an agent shows in the pane (`surface.answer`): the
+   * keys the screen rules name for `answer`, pressed as ./answer.ts says.
+   * With `dialogId`, a different dialog on screen is refused.
+   */
+  async answer(s: Surface, answer: string, dialogId?: string): Promise<AnswerResult> {
+    writable(s);
+    await this._parts.agents.detectUntracked([s], true);
+    return await answerDialog({
+      agents: this._parts.agents,
+      id: s.id,
+      press: (key) => this.press(s, key, "answer"),
+      generation: () => s.generation,
+      answer,
+      dialogId,
+    });
   }
 
   /**

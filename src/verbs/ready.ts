@@ -27,11 +27,11 @@ export default defineVerb({
     return withClient(async (client) => {
       const surface_id = await resolveOne(client, args[0]);
       const params: Record<string, unknown> = { surface_id };
-      if (opts.wait) params.timeout_ms = Math.max(1, Math.round((opts.timeout ?? 30) * 1000));
-      const r = await client.call(
-        "surface.is_ready",
-        params,
-      );
+      const waitMs = opts.wait ? Math.max(1, Math.round((opts.timeout ?? 30) * 1000)) : 0;
+      if (opts.wait) params.timeout_ms = waitMs;
+      // The host answers once the pane is ready or the wait is over: the reply deadline covers the wait.
+      const timeoutMs = client.timeoutMs && client.timeoutMs + waitMs;
+      const r = await client.call("surface.is_ready", params, { timeoutMs });
       if (opts.json) printJson(r);
       else printLine(`${r.ready ? "ready" : "not ready"}: ${r.reason} (${r.detail})`);
       if (r.ready) return ExitCode.Ok;

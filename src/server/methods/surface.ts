@@ -6,9 +6,7 @@
 import { ErrorCode } from "../../spec/codes.ts";
 import { RpcError } from "../../errors.ts";
 import { fence } from "../../agents/fence.ts";
-import { keyBytes } from "../../core/pane/keys.ts";
-import { writable } from "../../typing/mod.ts";
-import { answerDialog } from "../../agents/answer.ts";
+import { pressed, writable } from "../../typing/mod.ts";
 import { prefillPrompt, splitWithWorktree } from "../../up/apply.ts";
 import type { FamilyHandlers } from "./_types.ts";
 import { screenHandler } from "../../core/pane/screen_state.ts";
@@ -112,26 +110,15 @@ export const surface: FamilyHandlers<"surface"> = {
   },
   "surface.send_keystroke": async (ctx, p) => {
     // A bad key name is the caller's mistake whatever state the pane is in: checked first.
-    const named = keyBytes(p.keystroke);
+    const named = pressed(p.keystroke, "keystroke");
     if ("error" in named) throw new RpcError(ErrorCode.InvalidParams, `"keystroke": ${named.error}`);
     const s = writable(ctx.registry.surface(p.surface_id));
-    const modes = await ctx.pool.modes(s.id);
-    const key = keyBytes(p.keystroke, { applicationCursor: modes.application_cursor });
-    await ctx.typing.write(s, "bytes" in key ? key.bytes : named.bytes, "keys");
-    ctx.agents.noteKey(s.id, p.keystroke);
+    await ctx.typing.press(s, p.keystroke, "keystroke");
     return { surface_id: s.id, keystroke: p.keystroke };
   },
   "surface.answer": async (ctx, p) => {
-    const s = writable(ctx.registry.surface(p.surface_id));
-    await ctx.agents.detectUntracked([s], true);
-    return await answerDialog({
-      pool: ctx.pool,
-      agents: ctx.agents,
-      id: s.id,
-      generation: () => s.generation,
-      answer: p.answer,
-      dialogId: p.dialog_id,
-    });
+    const s = ctx.registry.surface(p.surface_id);
+    return await ctx.typing.answer(s, p.answer, p.dialog_id);
   },
   "surface.split": async (ctx, p) => {
     const { registry } = ctx;

@@ -2,8 +2,8 @@
  * Answering an agent's dialog (`surface.answer`, `paneflow answer`): find the
  * dialog on screen with the agent's screen rules, refuse when there is none
  * or it is not the one the caller saw, press the keys the rule's data names
- * for the answer (./dialog.ts), and report whether the dialog left the
- * screen.
+ * for the answer (../agents/dialog.ts) through the typist (./mod.ts), and
+ * report whether the dialog left the screen.
  *
  * Keys go only to a dialog that has been on screen a moment (Claude Code
  * drops keys that arrive within ~0.15 s of drawing it); the keys of a
@@ -17,11 +17,10 @@
  */
 import { ErrorCode, ErrorReason } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
-import { keyBytes } from "../core/pane/keys.ts";
-import type { PanePool } from "../core/pane/pool.ts";
-import type { ScreenVerdict } from "./classify.ts";
-import { resolveAnswer, type ResolvedAnswer } from "./dialog.ts";
-import type { AgentTracker } from "./tracker.ts";
+import type { ScreenVerdict } from "../agents/classify.ts";
+import { resolveAnswer, type ResolvedAnswer } from "../agents/dialog.ts";
+import type { AgentTracker } from "../agents/tracker.ts";
+import { pressed } from "./press.ts";
 
 /** What `surface.answer` reports. */
 export interface AnswerResult {
@@ -39,9 +38,10 @@ export interface AnswerResult {
 
 /** Options for {@link answerDialog}. */
 export interface AnswerOptions {
-  pool: PanePool;
   agents: AgentTracker;
   id: number;
+  /** Presses one named key as a dialog's answer (the typist's `press`). */
+  press: (key: string) => Promise<void>;
   /** The pane's output generation now (it moves whenever the agent draws). */
   generation: () => number;
   answer: string;
@@ -111,7 +111,7 @@ async function drawn(opts: AnswerOptions, from: number, ms: number): Promise<boo
 
 /** Answers the dialog on a pane with a known agent. */
 export async function answerDialog(opts: AnswerOptions): Promise<AnswerResult> {
-  const { pool, agents, id } = opts;
+  const { agents, id } = opts;
   const started = Date.now();
   let shown = await currentDialog(opts);
   const dialog = shown.verdict.dialog;
@@ -123,6 +123,10 @@ export async function answerDialog(opts: AnswerOptions): Promise<AnswerResult> {
   } catch (e) {
     refuse((e as Error).message, ErrorReason.UnknownOption, { options: dialog.options });
   }
+  for (const key of resolved.keys) {
+    const bad = pressed(key, "answer");
+    if ("error" in bad) throw new Error(`Dialog keys of rule "${shown.verdict.rule}": ${bad.error}`);
+  }
   // Settle: the dialog has been up a moment (the tracker knows since when), else wait and look again.
   const known = agents.dialogOf(id);
   const since = known?.id === dialog.id ? known.since : Date.now();
@@ -130,7 +134,6 @@ export async function answerDialog(opts: AnswerOptions): Promise<AnswerResult> {
     await sleep(SETTLE_MS - (Date.now() - since));
     shown = await currentDialog({ ...opts, dialogId: dialog.id });
   }
-  const modes = await pool.modes(id);
   let presses = 0;
   let closed = false;
   while (presses < MAX_PRESSES && !closed) {
@@ -138,12 +141,7 @@ export async function answerDialog(opts: AnswerOptions): Promise<AnswerResult> {
     const before = opts.generation();
     for (const [i, key] of resolved.keys.entries()) {
       const from = opts.generation();
-      const bytes = key === "enter"
-        ? { bytes: "\r" }
-        : keyBytes(key, { applicationCursor: modes.application_cursor });
-      if ("error" in bytes) throw new Error(`Dialog keys of rule "${shown.verdict.rule}": ${bytes.error}`);
-      await pool.write(id, bytes.bytes);
-      agents.noteKey(id, key);
+      await opts.press(key);
       if (i < resolved.keys.length - 1) await drawn(opts, from, KEY_GAP_MAX_MS);
     }
     const pressedAt = Date.now();
