@@ -12,6 +12,7 @@ import { readPane, waitUntil, withHost } from "./_harness.ts";
 interface Explain {
   last_hook: { method: string; params: Record<string, unknown> } | null;
   refused_hook_frames: number;
+  refused_calls: { count: number; last: { capability: string } | null };
 }
 
 Deno.test("hooks: forged ai.* frames are refused and counted; the pane's own ai-hook is accepted", async () => {
@@ -52,13 +53,16 @@ Deno.test("hooks: forged ai.* frames are refused and counted; the pane's own ai-
         timeoutMs: 20_000,
       },
     );
-    const after = await waitUntil("three refusals counted", async () => {
+    // The attacker is another pane: its frame for the victim is refused for want of the `hook`
+    // capability over the victim (a pane posts hooks for itself only) before any token is looked at.
+    const after = await waitUntil("two token refusals and one capability refusal counted", async () => {
       const e = await explain();
-      return e.refused_hook_frames === 3 && e;
+      return e.refused_hook_frames === 2 && e.refused_calls.count === 1 && e;
     });
+    assert.equal(after.refused_calls.last?.capability, "hook");
     assert.equal(after.last_hook, null, "no forged frame reached the tracker");
     const human = await host.cli(["explain", "victim"]);
-    assert.match(human.stdout, /^ {2}refused: 3 hook frame\(s\) without this pane's token/m);
+    assert.match(human.stdout, /^ {2}refused: 2 hook frame\(s\) without this pane's token/m);
     assert.equal(
       (await host.call("surface.status", { surface_id: victim })).state !== "thinking",
       true,

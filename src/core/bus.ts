@@ -20,6 +20,8 @@ export interface BusEvent {
 export interface Filter {
   surfaces?: Set<number>;
   types?: Set<string>;
+  /** Whether the subscriber may see this pane's events (its caller's `read` grant). */
+  readable?: (surfaceId: number) => boolean;
 }
 
 /** Per-subscriber queue bound (docs/cli.md, Waiting and events). */
@@ -44,8 +46,9 @@ export class Subscription {
 
   /** Whether this subscriber wants `ev`. */
   wants(ev: BusEvent): boolean {
-    const { surfaces, types } = this.filter;
+    const { surfaces, types, readable } = this.filter;
     if (types && !types.has(ev.type)) return false;
+    if (readable && ev.surface_id !== undefined && !readable(ev.surface_id)) return false;
     if (surfaces) {
       if (ev.surface_id === undefined || !surfaces.has(ev.surface_id)) return false;
     }

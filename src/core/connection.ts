@@ -40,6 +40,8 @@ export class Connection {
   readonly openedAt = Date.now();
   /** Whether it carries an event stream (`events.subscribe`), budgeted apart from calls. */
   stream = false;
+  /** The connecting process as the kernel saw it (`SO_PEERCRED`); null where unknown. */
+  peer: { pid: number; uid: number; gid: number } | null = null;
   #write: MessageWriter;
   #queue: Promise<void> = Promise.resolve();
   #busy = 0;

@@ -23,6 +23,7 @@ import type { PanePool } from "./pane/pool.ts";
 import type { WorkerEvent } from "./pane/worker_api.ts";
 import { foreground } from "./pane/proc.ts";
 import { newPaneToken, PANE_TOKEN_ENV } from "./isolation/hook_token.ts";
+import type { CapsGrant } from "../spec/caps.ts";
 import { HOST_ID_ENV, newHostId } from "./isolation/reap.ts";
 import { paneBaseEnv, paneShell } from "./pane/env.ts";
 import type { SessionSpawn } from "./session/worker_api.ts";
@@ -52,6 +53,8 @@ export interface Surface {
   token: string;
   /** The ptywright session id when `session.create` made this pane (src/session/). */
   session?: string;
+  /** Its own capability grant over the config's defaults (src/caps/). */
+  caps?: CapsGrant;
 }
 
 /** A workspace. */
@@ -80,6 +83,8 @@ export interface PaneOptions {
   env?: Record<string, string>;
   name?: string;
   prompt?: string;
+  /** Its capability grant (src/caps/); the config's defaults fill the rest. */
+  caps?: CapsGrant;
   /** Run as a ptywright session (src/session/): the worker keeps a transcript. */
   session?: SessionSpawn & { id: string };
 }
@@ -121,6 +126,7 @@ function newSurface(
     announced: false,
     token: p.token,
     ...(opts.session ? { session: opts.session.id } : {}),
+    ...(opts.caps ? { caps: opts.caps } : {}),
   };
 }
 

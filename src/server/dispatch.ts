@@ -75,7 +75,10 @@ export async function call(
   conn: Connection = internalConnection(),
 ): Promise<unknown> {
   // ptywright's family (docs/ptywright.md) has its own table and error texts.
-  if (isPtywrightMethod(method)) return await callPtywright(ctx, method, params, conn);
+  if (isPtywrightMethod(method)) {
+    ctx.caps.authorize(method, params, conn);
+    return await callPtywright(ctx, method, params, conn);
+  }
   if (!Object.hasOwn(methods, method)) {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: "${method}"`);
   }
@@ -108,6 +111,8 @@ export async function call(
   if (!parsed.success) {
     throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${m}: ${describeZodError(parsed.error)}`);
   }
+  // Who may: the caller's capabilities over the call's target (src/caps/policy.ts's table).
+  ctx.caps.authorize(m, parsed.data, conn);
   // deno-lint-ignore no-explicit-any
   return await (handlers[m] as Handler<any>)(ctx, parsed.data, conn);
 }

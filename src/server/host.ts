@@ -26,6 +26,8 @@ import { HostGuard } from "../core/isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
 import { PaneIO } from "../paneio/service.ts";
 import { Typist } from "../typing/mod.ts";
+import { CapsService, describeGrants } from "../caps/service.ts";
+import { listenWithPeers, type PeerListener } from "../caps/peer_listener.ts";
 
 /** A running host. */
 export interface Host {
@@ -173,6 +175,7 @@ interface Parts {
   typing: Typist;
   paneio: PaneIO;
   guard: HostGuard;
+  caps: CapsService;
 }
 
 /**
@@ -204,7 +207,11 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     sessions.onWorkerEvent(ev);
   });
   const plugins = new PluginHost(sessions, pool, opts.plugins);
-  registry.describeExtra = (s) => plugins.describeSurface(s.session);
+  const caps = new CapsService(config, registry, bus, opts.socketPath);
+  registry.describeExtra = (s) => ({
+    ...plugins.describeSurface(s.session),
+    caps: describeGrants(caps.paneGrants(s)),
+  });
   try {
     await plugins.loadStartup(opts.plugins?.manifests ?? []);
   } catch (e) {
@@ -222,7 +229,7 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
-  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard };
+  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard, caps };
 }
 
 /**
@@ -230,8 +237,10 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
  * adds one line here (and keeps its state in its own folder).
  */
 function servicesOf(parts: Parts, opts: HostOptions): Service[] {
-  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio } = parts;
+  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio, caps } = parts;
   return [
+    // src/caps/: classifies each connection as it opens, before any other service sees it.
+    caps,
     { name: "procs", dispose: () => procs.close() },
     {
       name: "panes",
@@ -269,10 +278,10 @@ function stopper(
   parts: Parts,
   services: Service[],
   net: {
-    listener: Deno.Listener;
+    listener: PeerListener;
     socketPath: string;
     socketIno: number | null;
-    connections: Set<Deno.UnixConn>;
+    connections: Set<Duplex>;
   },
 ): { stop: () => Promise<void>; done: Promise<void> } {
   let stopping: Promise<void> | null = null;
@@ -310,14 +319,14 @@ function stopper(
 
 /** Accepts connections until the listener closes; calls over the budget get a backpressure error. */
 async function acceptLoop(
-  listener: Deno.Listener<Deno.UnixConn>,
+  listener: PeerListener,
   ctx: HostContext,
   connOpts: Parameters<typeof serveConnection>[2],
-  connections: Set<Deno.UnixConn>,
+  connections: Set<Duplex>,
   stopping: () => boolean,
 ): Promise<void> {
   try {
-    for await (const conn of listener) {
+    for await (const { conn, peer } of listener) {
       // Calls are budgeted apart from event streams (a connection that subscribed no longer counts).
       if (!ctx.clients.admitsCall()) {
         writeJson(conn, {
@@ -332,7 +341,7 @@ async function acceptLoop(
         continue;
       }
       connections.add(conn);
-      serveConnection(conn, ctx, connOpts).finally(() => connections.delete(conn));
+      serveConnection(conn, ctx, { ...connOpts, peer }).finally(() => connections.delete(conn));
     }
   } catch (e) {
     if (!stopping()) ctx.log(`listener failed: ${(e as Error).message}`);
@@ -350,7 +359,8 @@ async function claim(socketPath: string, log: (line: string) => void): Promise<v
 
 /** Listens on the claimed path, 0600. */
 async function listenOn(socketPath: string) {
-  const listener = Deno.listen({ transport: "unix", path: socketPath });
+  // Each connection comes with its peer's credentials: src/caps/ classifies the caller by them.
+  const listener = listenWithPeers(socketPath);
   await Deno.chmod(socketPath, 0o600);
   // The socket file is removed at the end only while it is still this one (its inode).
   const socketIno = (await Deno.lstat(socketPath)).ino;
@@ -380,6 +390,7 @@ function contextOf(
     connections: more.connections,
     clients: more.clients,
     bus: parts.bus,
+    caps: parts.caps,
   };
 }
 
@@ -391,7 +402,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   const parts = await buildParts(opts, config, log);
   const { listener, socketIno } = await listenOn(opts.socketPath);
   const services = servicesOf(parts, opts);
-  const connections = new Set<Deno.UnixConn>();
+  const connections = new Set<Duplex>();
   let stopped = false;
   const net = { listener, socketPath: opts.socketPath, socketIno, connections };
   const { stop: stopServices, done } = stopper(parts, services, net);
@@ -417,6 +428,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     heartbeatMs: config.host.heartbeat_secs * 1000,
     bus: parts.bus,
     clients,
+    readable: (conn: Connection, surfaceId: number) => parts.caps.mayRead(conn, surfaceId),
     onConnection: (conn: Connection) => {
       open.set(conn.id, conn);
       clients.add(conn);

@@ -39,6 +39,10 @@ export interface ConnectionOptions {
    * answered and the connection closed.
    */
   skipTooLong?: boolean;
+  /** The connecting process (`SO_PEERCRED`), when the listener knows it. */
+  peer?: { pid: number; uid: number; gid: number } | null;
+  /** Whether this connection may see a pane's events (its caller's `read` grant). */
+  readable?: (conn: Connection, surfaceId: number) => boolean;
 }
 
 /**
@@ -155,6 +159,7 @@ export async function serveConnection(
     (value) =>
       writeWithin(framing, redactError(value), opts.idleTimeoutMs * (connection.stream ? STREAM_GRACE : 1)),
   );
+  connection.peer = opts.peer ?? null;
   opts.onConnection?.(connection);
   const reply = (value: unknown) => connection.send(value);
   let sub: Subscription | null = null;
@@ -252,6 +257,7 @@ async function subscribe(
     // An empty list filters nothing, like an absent one.
     surfaces: parsed.data.surfaces?.length ? new Set(parsed.data.surfaces) : undefined,
     types: parsed.data.types?.length ? new Set(parsed.data.types) : undefined,
+    ...(opts.readable ? { readable: (id: number) => opts.readable!(connection, id) } : {}),
   });
   await connection.send({ type: "subscribed", id });
   (async () => {

@@ -33,5 +33,6 @@ export async function hostStats(ctx: HostContext): Promise<Result<"system.stats"
       streams: ctx.clients.streams(),
     },
     panes: ctx.registry.surfaces.size,
+    caps: ctx.caps.stats(),
   };
 }

@@ -95,6 +95,18 @@ const ai = {
   }),
 };
 
+const caps = {
+  capability_refused: z.object({
+    type: z.literal("capability_refused"),
+    ...Ts,
+    surface_id: Id.optional().describe("The pane the call was aimed at, when it was one"),
+    method: z.string(),
+    capability: z.string(),
+    target: z.record(z.string(), z.unknown()),
+    caller: z.object({ kind: z.string(), pid: Int.nullable(), surface_id: Id.optional() }),
+  }).describe("A call was refused for want of a capability (docs/security.md)"),
+};
+
 const events = {
   heartbeat: z.object({ type: z.literal("heartbeat"), ts: Int }).describe("After a quiet interval"),
   dropped: z.object({ type: z.literal("dropped"), count: Int })
@@ -117,7 +129,7 @@ const session = {
  * notification method (ptywright's, sent as JSON-RPC notifications whose
  * `params` these describe).
  */
-export const eventFamilies = { surface, workspace, ai, events, session } as const;
+export const eventFamilies = { surface, workspace, ai, caps, events, session } as const;
 
 /** Every stream event type and notification has a schema (a compile error otherwise). */
 export const eventSchemas: Record<

@@ -13,6 +13,7 @@
 import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
+import { CapsGrant } from "./caps.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -91,6 +92,7 @@ export const PaneFields = {
   prompt: z.string().optional(),
   env: Env.optional(),
   name: Name.min(1).optional(),
+  caps: CapsGrant.optional(),
 };
 
 /** Params schema of every method, by method name. */
@@ -116,6 +118,7 @@ export const methods = {
     prompt: PaneFields.prompt,
     env: PaneFields.env,
     pane_name: PaneFields.name.describe("Name of the first pane"),
+    caps: PaneFields.caps.describe("The first pane's capabilities"),
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
   "workspace.close": z.strictObject({ index: WorkspaceIndex.optional() }),
@@ -249,6 +252,7 @@ export const EVENT_TYPES = [
   "surface_closed",
   "workspace_created",
   "workspace_closed",
+  "capability_refused",
   // Always delivered; accepted so that a list naming them is valid.
   "heartbeat",
   "dropped",

@@ -24,6 +24,19 @@ const Id = Int.min(1).describe("Pane id (surface_id)");
 const Nullable = <T extends z.ZodType>(t: T) => t.nullable();
 
 /** A pane as `surface.list`, `surface.split`, `surface.rename` and `surface.focus` describe it. */
+/** Capabilities with their scopes, `none`s left out. */
+const Grants = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/** Who is calling (`system.identify`'s `caller`, `paneflow whoami`). */
+export const CallerDescription = z.object({
+  kind: z.enum(["owner", "pane", "guest", "host"]),
+  pid: Nullable(Int),
+  surface_id: Id.optional(),
+  name: Nullable(z.string()).optional(),
+  why: z.string().describe("The classification rule that decided it (docs/security.md)"),
+  caps: Grants,
+});
+
 export const PaneDescription = z.object({
   surface_id: Id,
   name: Nullable(z.string()),
@@ -44,6 +57,7 @@ export const PaneDescription = z.object({
   adapter: z.string().optional().describe("The adapter driving the pane (adapter.start)"),
   adapter_plugin: z.string().optional().describe("The adapter's plugin"),
   adapter_state: Nullable(z.string()).optional().describe("The adapter's last classified state"),
+  caps: Grants.optional().describe("What the pane may do through the socket (docs/security.md)"),
 });
 
 /** A split tree, as `layout_tree` gives it. */
@@ -129,6 +143,7 @@ const system = {
     pid: Int,
     socket: z.string(),
     started_at: Int,
+    caller: CallerDescription.describe("Who this connection is and what it may do"),
   }),
   "system.capabilities": z.object({
     scripting: z.boolean(),
@@ -170,6 +185,8 @@ const system = {
     bus: Nullable(z.object({ subscribers: Int, max_queue: Int })),
     connections: z.object({ calls: Nullable(Int), streams: Nullable(Int) }),
     panes: Int,
+    caps: z.object({ refused: Int, by_capability: z.record(z.string(), Int) })
+      .describe("Calls refused for want of a capability"),
   }),
   "system.shutdown": Ok,
 };
@@ -283,6 +300,10 @@ const surface = {
     })),
     why: z.string(),
     refused_hook_frames: Int,
+    refused_calls: z.object({
+      count: Int,
+      last: Nullable(z.object({ ts: Int, method: z.string(), capability: z.string(), caller: z.string() })),
+    }).describe("Calls aimed at this pane that were refused for want of a capability"),
   }),
   "surface.close": z.object({ closed: Id }),
   "surface.send_text": z.object({

@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { CapsGrant } from "./caps.ts";
 
 /** Layout presets (docs/up.md). */
 export const Layout = z.enum(["even_h", "even_v", "main_vertical", "tiled"]);
@@ -31,6 +32,7 @@ export const PaneSpec = z.strictObject({
   setup: z.string().min(1).optional().describe("Shell command run in the pane before its program"),
   setup_timeout_secs: z.number().int().min(1).max(86_400).optional(),
   worktree_teardown: z.enum(["auto", "keep"]).optional(),
+  caps: CapsGrant.optional().describe("What the pane may do through the socket (docs/security.md)"),
 });
 
 /** A workspace spec: the TOML file, and the params of `workspace.up`. */

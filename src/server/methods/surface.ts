@@ -87,10 +87,14 @@ export const surface: FamilyHandlers<"surface"> = {
     await agents.detectUntracked([s], true);
     return agents.status(s);
   },
-  "surface.explain": async ({ registry, agents }, p) => {
+  "surface.explain": async ({ registry, agents, caps }, p) => {
     const s = registry.surface(p.surface_id);
     await agents.detectUntracked([s], true);
-    return { ...await agents.explain(s), refused_hook_frames: refusedHookFrames(s) };
+    return {
+      ...await agents.explain(s),
+      refused_hook_frames: refusedHookFrames(s),
+      refused_calls: caps.refusedOn(s),
+    };
   },
   "surface.close": async ({ registry }, p) => {
     const s = registry.surface(p.surface_id);

@@ -13,13 +13,14 @@ import { hostStats } from "../stats.ts";
 /** The `system.*` handlers. */
 export const system: FamilyHandlers<"system"> = {
   "system.ping": () => ({ pong: true, ts: Date.now() }),
-  "system.identify": (ctx) => ({
+  "system.identify": (ctx, _params, conn) => ({
     name: "paneflow",
     version: VERSION,
     protocol: PROTOCOL_VERSION,
     pid: Deno.pid,
     socket: ctx.socketPath,
     started_at: ctx.startedAt,
+    caller: ctx.caps.describeCaller(conn),
   }),
   "system.capabilities": (ctx) => ({
     scripting: gateOpen(ctx, "send"),
