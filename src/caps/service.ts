@@ -26,6 +26,9 @@ import type { EventBus } from "../core/bus.ts";
 import type { Registry, Surface } from "../core/registry.ts";
 import { type Caller, callerName, classify, type HostFacts, selfStart } from "./identify.ts";
 import { type Need, needsOf, type Target } from "./policy.ts";
+import { selects } from "./select.ts";
+
+export { selects };
 
 /** The caller as `system.identify` gives it. */
 export interface CallerDescription {
@@ -57,21 +60,6 @@ export function effective(...grants: (CapsGrant | undefined)[]): Grants {
     for (const c of CAPABILITIES) if (g?.[c] !== undefined) out[c] = g[c]!;
   }
   return out;
-}
-
-/** A glob over pane names: `*` any run, `?` one character. */
-function globMatch(glob: string, name: string): boolean {
-  const re = new RegExp(
-    `^${glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`,
-    "u",
-  );
-  return re.test(name);
-}
-
-/** Whether a selector names this pane (a name glob or its id). */
-export function selects(selector: string, s: { id: number; name: string | null }): boolean {
-  if (/^\d+$/.test(selector)) return Number(selector) === s.id;
-  return s.name !== null && globMatch(selector, s.name);
 }
 
 /** The caps service: one per host. */
@@ -162,12 +150,16 @@ export class CapsService {
     return this.#covers(this.grantsOf(caller).read, { surface_id: surfaceId }, caller);
   }
 
-  /** A caller may give a new pane only what it holds itself: the same scope, or any when it holds `all`. */
+  /**
+   * A caller may give a new pane only what it holds itself: any scope when
+   * it holds `all`; `self` (the new pane itself) and `none` always; else
+   * each item of the scope must be one the caller holds (`workspace`, or
+   * the same selector).
+   */
   #checkGrant(caller: Caller, method: string, grants: Grants, grant: CapsGrant): void {
     for (const c of CAPABILITIES) {
       const want = grant[c];
-      if (want === undefined || want === "none" || grants[c] === "all") continue;
-      if (JSON.stringify(want) === JSON.stringify(grants[c])) continue;
+      if (want === undefined || narrower(want, grants[c])) continue;
       this.#refuse(caller, method, { capability: c, target: { host: true } }, grants, {
         message: `${callerName(caller, this.#nameOf)} may not grant ${c} = ${
           JSON.stringify(want)
@@ -265,6 +257,15 @@ export class CapsService {
       caps: describeGrants(this.grantsOf(caller)),
     };
   }
+}
+
+/** Whether a scope given to a new pane stays within the giver's own. */
+function narrower(want: Scope, held: Scope): boolean {
+  if (held === "all" || want === "none" || want === "self") return true;
+  if (want === "all" || held === "none") return false;
+  const heldItems = typeof held === "string" ? [held] : held;
+  const wantItems = typeof want === "string" ? [want] : want;
+  return wantItems.every((item) => item === "self" || heldItems.includes(item));
 }
 
 /** Grants as shown: `{read: "workspace", write: ["worker-*"]}` without the `none`s. */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { unmatchedSelectors } from "../caps/check.ts";
 import type { Issue, LocatedIssue, ResolvedWorkspace } from "../spec/workspace.ts";
 import { formatIssue, locateIssues } from "../up/check.ts";
 import { UsageError } from "../errors.ts";
@@ -45,6 +46,11 @@ export function checkFlow(
       message: `the flow spawns ${planned.paneCount} panes; the budget is ${PANE_BUDGET}`,
     });
   }
+  // A pane's caps selectors name panes of any step (their names as substituted).
+  const allNames = [...planned.paneNames.keys()];
+  steps.forEach((s, i) => {
+    if (s?.pane?.caps) issues.push(...unmatchedSelectors(s.pane.caps, ["step", i, "pane", "caps"], allNames));
+  });
   if (issues.length) {
     // A foreach step repeats its problems per item; report each once.
     const seen = new Set<string>();

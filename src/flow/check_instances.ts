@@ -201,6 +201,8 @@ function planPane(
     baseDir: scan.opts.baseDir,
     agents: remote === null ? scan.opts.agents : undefined,
     env: scan.opts.env,
+    // A selector may name any step's pane: matched against them all in checkFlow.
+    paneNames: null,
   });
   for (const issue of checked.issues) {
     const [, , ...rest] = issue.path;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { capsIssues } from "../caps/check.ts";
 import { valueAt, zodIssues } from "../issue_words.ts";
 import { FlowSpec, Step } from "../spec/flow.ts";
 import { type Issue, PaneSpec } from "../spec/workspace.ts";
@@ -35,14 +36,27 @@ const KNOWN_KEYS: Record<string, string[]> = {
 export function schemaIssues(raw: unknown): Issue[] {
   const parsed = FlowSpec.safeParse(raw);
   if (parsed.success) return [];
-  return zodIssues(raw, parsed.error.issues, {
-    tables: "step",
-    knownKeys(path) {
-      const last = path[path.length - 1];
-      const table = path.length === 0 ? "top" : typeof last === "number" ? "step" : String(last);
-      return KNOWN_KEYS[table] ?? [];
-    },
+  // A pane's `caps` has its own checker and words (src/caps/check.ts), once per caps value.
+  const capsPaths = new Map<string, (string | number)[]>();
+  const rest = parsed.error.issues.filter((issue) => {
+    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+    const at = path.indexOf("caps");
+    if (at < 1 || path[at - 1] !== "pane") return true;
+    capsPaths.set(JSON.stringify(path.slice(0, at + 1)), path.slice(0, at + 1));
+    return false;
   });
+  const caps = [...capsPaths.values()].flatMap((at) => capsIssues(valueAt(raw, at), at, null));
+  return [
+    ...caps,
+    ...zodIssues(raw, rest, {
+      tables: "step",
+      knownKeys(path) {
+        const last = path[path.length - 1];
+        const table = path.length === 0 ? "top" : typeof last === "number" ? "step" : String(last);
+        return KNOWN_KEYS[table] ?? [];
+      },
+    }),
+  ];
 }
 
 /**

@@ -9,28 +9,9 @@
  */
 import { z } from "zod";
 
-/** Every capability, in the order they are shown. */
-export const CAPABILITIES = ["read", "write", "submit", "manage", "msg", "admin", "hook"] as const;
+import { CAPABILITIES, type Capability, SCOPE_WORDS } from "./caps_names.ts";
 
-/** A capability's name. */
-export type Capability = (typeof CAPABILITIES)[number];
-
-/** What each capability allows (`paneflow caps --help`, docs/security.md). */
-export const CAPABILITY_HELP: Record<Capability, string> = {
-  read: "read, search, screen, status, explain; watch that pane's events",
-  write: "send, paste, key, ask, clear",
-  submit: "send --submit and ask (press Enter after the text)",
-  manage: "new, split, close, rename, focus, layout, workspaces",
-  msg: "queue messages to the pane",
-  admin: "shutdown, plugin load and unload, clients; the host itself",
-  hook: "post the pane's ai-hook frames",
-};
-
-/** The words a scope may be besides selectors. */
-export const SCOPE_WORDS = ["none", "self", "workspace", "all"] as const;
-
-/** The `reason` of a refusal for want of a capability. */
-export const CAPABILITY_REASON = "capability";
+export * from "./caps_names.ts";
 
 /**
  * A selector in a scope list: a pane name, a glob over names (`worker-*`,
@@ -69,33 +50,6 @@ export const CapsConfig = z.strictObject({
   guest: CapsGrant.default({ read: "all" })
     .describe("What a guest may do: a caller started in no pane that is orphaned and carries no marker"),
 }).prefault({});
-
-/**
- * Parses the CLI form: `write=worker-*,reviewer`, `read=workspace`,
- * `manage=none` (each `--caps` one or several, space separated). Throws
- * an Error with one clear line.
- */
-export function parseCapsFlags(values: string[]): CapsGrant {
-  const out: CapsGrant = {};
-  for (const item of values.flatMap((v) => v.split(/\s+/)).filter(Boolean)) {
-    const eq = item.indexOf("=");
-    if (eq <= 0) throw new Error(`--caps takes <capability>=<scope>, got "${item}"`);
-    const name = item.slice(0, eq);
-    if (!(CAPABILITIES as readonly string[]).includes(name)) {
-      throw new Error(`Unknown capability "${name}"; one of ${CAPABILITIES.join(", ")}`);
-    }
-    const value = item.slice(eq + 1);
-    if (!value) throw new Error(`--caps ${name}= needs a scope: none, self, workspace, all or selectors`);
-    const words = SCOPE_WORDS as readonly string[];
-    const scope: Scope = words.includes(value) ? value as Scope : value.split(",").filter(Boolean);
-    const parsed = Scope.safeParse(scope);
-    if (!parsed.success) {
-      throw new Error(`--caps ${name}: ${parsed.error.issues[0].message}`);
-    }
-    out[name as Capability] = parsed.data;
-  }
-  return out;
-}
 
 /** A grant in the CLI form (for `paneflow caps` and `ps`). */
 export function formatScope(scope: Scope): string {

@@ -359,7 +359,11 @@ const surface = {
   "surface.clear": z.object({ surface_id: Id, cleared: z.literal(true) }),
 };
 
-const fleet = { "fleet.list": z.object({ agents: z.array(AgentStatus) }) };
+const fleet = {
+  "fleet.list": z.object({
+    agents: z.array(AgentStatus.extend({ caps: Grants.optional().describe("The pane's capabilities") })),
+  }),
+};
 
 const ai = Object.fromEntries(
   (["session_start", "prompt_submit", "tool_use", "notification", "stop", "exit", "session_end"] as const)

@@ -74,6 +74,8 @@ export interface ResolvedPane {
   worktree: WorktreeSpec | null;
   setup: string | null;
   setup_timeout_secs: number;
+  /** Its capability grant (src/caps/), when the spec gives one. */
+  caps?: z.infer<typeof CapsGrant>;
 }
 
 /** A workspace with defaults applied and paths resolved. */

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { CapsGrant } from "../spec/caps.ts";
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import { launchers } from "../agents/launchers.ts";
@@ -352,7 +353,12 @@ function paneOptions(
   cwd: string,
   shell: string,
 ): { opts: PaneOptions; hooks: ReturnType<typeof perLaunch> } {
-  const opts: PaneOptions = { cwd, env: p.env, ...(p.name !== null ? { name: p.name } : {}) };
+  const opts: PaneOptions = {
+    cwd,
+    env: p.env,
+    ...(p.name !== null ? { name: p.name } : {}),
+    ...(p.caps ? { caps: p.caps } : {}),
+  };
   const wrapped = (command: string | null) => [
     "/bin/sh",
     "-c",
@@ -381,6 +387,7 @@ export interface WorktreeSplit {
   name?: string;
   env?: Record<string, string>;
   prompt?: string;
+  caps?: CapsGrant;
 }
 
 /**
@@ -420,6 +427,7 @@ export async function splitWithWorktree(ctx: UpHost, p: WorktreeSplit): Promise<
     env: pl.env,
     ...(pl.command !== null ? { command: pl.command } : {}),
     ...(pl.name !== null ? { name: pl.name } : {}),
+    ...(p.caps ? { caps: p.caps } : {}),
   }, { target: p.target?.id ?? ws.focused, direction: p.direction });
   await st.manager.attach(wt, s.id);
   if (p.prompt !== undefined) prefillPrompt(ctx, s, p.prompt);

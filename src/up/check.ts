@@ -12,6 +12,8 @@
  *
  * @module
  */
+import { capsIssues } from "../caps/check.ts";
+import type { CapsGrant } from "../spec/caps.ts";
 import { UsageError } from "../errors.ts";
 import { type KeyPath, type Locator, parseTomlFile } from "../toml_locate.ts";
 import { zodIssues } from "../issue_words.ts";
@@ -67,7 +69,9 @@ export function locateIssues(issues: Issue[], file: string, locate: Locator): Lo
 function schemaIssues(raw: unknown): Issue[] {
   const parsed = WorkspaceSpec.safeParse(raw);
   if (parsed.success) return [];
-  return zodIssues(raw, parsed.error.issues, {
+  // A pane's `caps` has its own checker, with its own words (src/caps/check.ts), run per pane.
+  const rest = parsed.error.issues.filter((i) => !(i.path[0] === "panes" && i.path[2] === "caps"));
+  return zodIssues(raw, rest, {
     tables: "panes",
     knownKeys: (path) => path.length === 0 ? TOP_KEYS : PANE_KEYS,
   });
@@ -84,6 +88,11 @@ export interface CheckOptions {
   env?: Env;
   /** Known agent launchers; when given, `agent` must name one. */
   agents?: string[];
+  /**
+   * The pane names `caps` selectors must match (default: the spec's own);
+   * null: selectors are not matched here (a flow's panes are spread over its steps).
+   */
+  paneNames?: string[] | null;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -209,7 +218,20 @@ export function checkWorkspace(
   const issues = schemaIssues(raw);
   const top = asTable(raw) ?? {};
   if (typeof top.name === "string") issues.push(...tokenIssues(top.name, ["name"], false));
-  const scan: PaneScan = { issues, opts, lookup: opts.env ?? Deno.env, names: new Map(), focused: null };
+  const specNames = opts.paneNames !== undefined
+    ? opts.paneNames
+    : (Array.isArray(top.panes) ? top.panes : []).flatMap((p) => {
+      const name = asTable(p)?.name;
+      return typeof name === "string" ? [name] : [];
+    });
+  const scan: PaneScan = {
+    issues,
+    opts,
+    lookup: opts.env ?? Deno.env,
+    names: new Map(),
+    focused: null,
+    specNames,
+  };
   const panes: ResolvedPane[] = [];
   (Array.isArray(top.panes) ? top.panes : []).forEach((p: unknown, index: number) => {
     const pane = asTable(p);
@@ -242,6 +264,8 @@ interface PaneScan {
   names: Map<string, number>;
   /** The index of the first pane with `focus = true`. */
   focused: number | null;
+  /** The names `caps` selectors must match; null: not matched here. */
+  specNames: string[] | null;
 }
 
 /** One pane table's problems (added to `scan.issues`), and the pane resolved when it has a directory. */
@@ -274,6 +298,7 @@ function checkPane(pane: Record<string, unknown>, index: number, scan: PaneScan)
   const env = paneEnv(pane.env, index, issues);
   const worktree = str("worktree");
   issues.push(...optionIssues(pane, worktree, key));
+  issues.push(...capsIssues(pane.caps, key("caps"), scan.specNames));
   const cwd = resolveCwd(pane.cwd, key("cwd"), scan);
   if (cwd === null) return null;
   return {
@@ -292,6 +317,7 @@ function checkPane(pane: Record<string, unknown>, index: number, scan: PaneScan)
     setup_timeout_secs: typeof pane.setup_timeout_secs === "number"
       ? pane.setup_timeout_secs
       : DEFAULT_SETUP_TIMEOUT_SECS,
+    ...(pane.caps !== undefined ? { caps: pane.caps as CapsGrant } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { CapsGrant } from "../spec/caps.ts";
 import { type Issue, PORT_TOKEN, type ResolvedWorkspace } from "../spec/workspace.ts";
 import { allocatePorts } from "./ports.ts";
 import { planWorktree, type WorktreePlan } from "./worktree.ts";
@@ -28,6 +29,8 @@ export interface PanePlan {
   setup_timeout_secs: number;
   prompt: string | null;
   focus: boolean;
+  /** Its capability grant (src/caps/), when the spec gives one. */
+  caps?: CapsGrant;
 }
 
 /** Options for {@link planPanes}. */
@@ -120,6 +123,7 @@ export async function planPanes(
       worktree,
       setup: p.setup,
       setup_timeout_secs: p.setup_timeout_secs,
+      ...(p.caps ? { caps: p.caps } : {}),
       prompt: p.prompt,
       focus: p.focus,
     });

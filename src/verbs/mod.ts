@@ -148,6 +148,16 @@ export const verbs: VerbEntry[] = [
     load: () => dyn("clients"),
   },
   {
+    name: "whoami",
+    summary: "Who the host takes this process for (owner, pane, guest) and what it may do",
+    load: () => dyn("whoami"),
+  },
+  {
+    name: "caps",
+    summary: "A pane's capabilities: what its programs may do, over which panes",
+    load: () => dyn("caps"),
+  },
+  {
     name: "explain",
     summary: "Explain a pane's agent state: the last hook, the screen rule, and why",
     load: () => dyn("explain"),

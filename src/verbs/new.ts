@@ -4,7 +4,8 @@ import { absoluteDir } from "./_env.ts";
 
 export default defineVerb({
   name: "new",
-  usage: "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>]",
+  usage:
+    "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>] [--caps <cap>=<scope>]",
   details: "Starts a detached host first when none answers (unless --no-autostart).",
   options: {
     name: { type: "string", value: "<title>", description: "Workspace title" },
@@ -21,6 +22,13 @@ export default defineVerb({
       description: "Name of the first pane (a stable selector)",
     },
     layout: { type: "string", value: "<l>", description: "even_h (default), even_v, main_vertical or tiled" },
+    caps: {
+      type: "string",
+      multiple: true,
+      value: "<cap>=<scope>",
+      description:
+        "What the pane's programs may do: write=worker-*,reviewer read=workspace (see paneflow caps)",
+    },
     env: {
       type: "string",
       multiple: true,
@@ -32,6 +40,7 @@ export default defineVerb({
   positionals: [],
   async run({ opts }) {
     const { parseEnvPairs } = await import("./_env.ts");
+    const caps = opts.caps.length ? (await import("./_caps.ts")).parseCapsFlags(opts.caps) : null;
     const client = await connectOrStart(!opts["no-autostart"]);
     try {
       const params: Record<string, unknown> = { cwd: absoluteDir(opts.cwd) };
@@ -40,6 +49,7 @@ export default defineVerb({
       if (opts["pane-name"] !== undefined) params.pane_name = opts["pane-name"];
       if (opts.layout !== undefined) params.layout = opts.layout;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      if (caps) params.caps = caps;
       printJson(await client.call("workspace.create", params));
       return 0;
     } finally {

@@ -7,7 +7,7 @@ import { absoluteDir } from "./_env.ts";
 export default defineVerb({
   name: "split",
   usage:
-    "paneflow split <h|v> [--target <sel>] [--command <cmd>] [--name <name>] [--cwd <dir>] [--worktree <branch>]",
+    "paneflow split <h|v> [--target <sel>] [--command <cmd>] [--name <name>] [--cwd <dir>] [--worktree <branch>] [--caps <cap>=<scope>]",
   details:
     "Without --target the focused pane of the active workspace is split. Siblings are resized (SIGWINCH).",
   options: {
@@ -20,6 +20,13 @@ export default defineVerb({
     },
     name: { type: "string", value: "<name>", description: "Name of the new pane" },
     cwd: { type: "string", value: "<dir>", description: "Working directory (default: the current one)" },
+    caps: {
+      type: "string",
+      multiple: true,
+      value: "<cap>=<scope>",
+      description:
+        "What the pane's programs may do: write=worker-*,reviewer read=workspace (see paneflow caps)",
+    },
     env: {
       type: "string",
       multiple: true,
@@ -46,6 +53,7 @@ export default defineVerb({
       if (opts.name !== undefined) params.name = opts.name;
       if (opts.worktree !== undefined) params.managed_worktree = opts.worktree;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      if (opts.caps.length) params.caps = (await import("./_caps.ts")).parseCapsFlags(opts.caps);
       printJson(await client.call("surface.split", params));
       return 0;
     });

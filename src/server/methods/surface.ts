@@ -137,6 +137,7 @@ export const surface: FamilyHandlers<"surface"> = {
         name: p.name,
         env: p.env,
         prompt: p.prompt,
+        caps: p.caps,
       });
       return registry.describe(s);
     }
