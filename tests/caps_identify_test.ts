@@ -23,16 +23,16 @@ Deno.test("caps: callers are classified from inside real panes: child, subshell,
     const id = `${pf} api system.identify`;
     // The identity to write, as a shell command run by each case.
     const bare = `PATH="$PATH" HOME="$HOME" PANEFLOW_SOCKET_PATH="$PANEFLOW_SOCKET_PATH"`;
-    const other = await host.call<{ surface_id: number }>("workspace.create", {
+    const other = await host.call("workspace.create", {
       pane_name: "other",
       command: "exec sleep 600",
     });
     const otherToken = await waitUntil("the other pane's token", async () => {
-      const s = await host.call<{ pid: number }>("surface.status", { surface_id: other.surface_id }).catch(
+      const s = await host.call("surface.status", { surface_id: other.surface_id }).catch(
         () => null,
       );
       if (!s) return null;
-      const list = await host.call<{ surfaces: { surface_id: number; pid: number }[] }>("surface.list");
+      const list = await host.call("surface.list");
       const pid = list.surfaces.find((x) => x.surface_id === other.surface_id)!.pid;
       const env = await Deno.readTextFile(`/proc/${pid}/environ`).catch(() => "");
       return env.split("\0").find((e) => e.startsWith("PANEFLOW_PANE_TOKEN="))?.slice(20);
@@ -67,7 +67,7 @@ Deno.test("caps: callers are classified from inside real panes: child, subshell,
     };
     const panes = new Map<string, number>();
     for (const [name, c] of Object.entries(cases)) {
-      const s = await host.call<{ surface_id: number }>("surface.split", {
+      const s = await host.call("surface.split", {
         surface_id: other.surface_id,
         direction: "h",
         name,
@@ -90,7 +90,7 @@ Deno.test("caps: callers are classified from inside real panes: child, subshell,
       if (c.why) assert.match(got.why, c.why, name);
     }
     // Outside every pane: the owner, with every right.
-    const mine = (await host.call<{ caller: Caller }>("system.identify")).caller;
+    const mine = (await host.call("system.identify")).caller;
     assert.equal(mine.kind, "owner");
     assert.equal(mine.caps.write, "all");
     const cli = JSON.parse((await host.cli(["api", "system.identify"])).stdout).caller as Caller;

@@ -55,3 +55,28 @@ export const CapsConfig = z.strictObject({
 export function formatScope(scope: Scope): string {
   return typeof scope === "string" ? scope : scope.join(",");
 }
+
+const Int = z.number().int();
+
+/** Capabilities with their scopes, `none`s left out (results: `caps`). */
+export const Grants = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/** Who is calling (`system.identify`'s `caller`, `paneflow whoami`). */
+export const CallerDescription = z.object({
+  kind: z.enum(["owner", "pane", "guest", "host"]),
+  pid: Int.nullable(),
+  surface_id: Int.min(1).optional(),
+  name: z.string().nullable().optional(),
+  why: z.string().describe("The classification rule that decided it (docs/security.md)"),
+  caps: Grants,
+});
+
+/** `system.stats`'s `caps`. */
+export const CapsStats = z.object({ refused: Int, by_capability: z.record(z.string(), Int) })
+  .describe("Calls refused for want of a capability");
+
+/** `surface.explain`'s `refused_calls`. */
+export const RefusedCalls = z.object({
+  count: Int,
+  last: z.object({ ts: Int, method: z.string(), capability: z.string(), caller: z.string() }).nullable(),
+}).describe("Calls aimed at this pane that were refused for want of a capability");

@@ -1,11 +1,9 @@
 /**
  * What the host answers, per method family: the result schema of every
- * method (paneflow's families and ptywright's `server.*`, `session.*`,
- * `adapter.*`, `plugin.*`).
- * Params are in ./protocol.ts and ./ptywright.ts, events in ./events.ts,
- * the error tables in ./errors.ts. `deno task docs` renders all of them into
- * docs/protocol.md; tests/protocol_results_test.ts checks real replies
- * against these schemas, so they cannot drift from what the host sends.
+ * method (paneflow's families and ptywright's `server.*`, `session.*`, `adapter.*`,
+ * `plugin.*`). Params are in ./protocol.ts and ./ptywright.ts, events in ./events.ts, the
+ * error tables in ./errors.ts (capabilities' in ./caps.ts). `deno task docs` renders them into
+ * docs/protocol.md; tests/protocol_results_test.ts checks real replies against these schemas.
  *
  * An object schema lists every field the host sends; a field that only
  * comes in some replies is optional. Clients import the inferred types with
@@ -16,6 +14,7 @@
  * @module
  */
 import { z } from "zod";
+import { CallerDescription, CapsStats, Grants, RefusedCalls } from "./caps.ts";
 import type { LayoutTree, Method } from "./protocol.ts";
 import type { PluginMethod, PwMethod } from "./ptywright.ts";
 
@@ -24,19 +23,6 @@ const Id = Int.min(1).describe("Pane id (surface_id)");
 const Nullable = <T extends z.ZodType>(t: T) => t.nullable();
 
 /** A pane as `surface.list`, `surface.split`, `surface.rename` and `surface.focus` describe it. */
-/** Capabilities with their scopes, `none`s left out. */
-const Grants = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
-
-/** Who is calling (`system.identify`'s `caller`, `paneflow whoami`). */
-export const CallerDescription = z.object({
-  kind: z.enum(["owner", "pane", "guest", "host"]),
-  pid: Nullable(Int),
-  surface_id: Id.optional(),
-  name: Nullable(z.string()).optional(),
-  why: z.string().describe("The classification rule that decided it (docs/security.md)"),
-  caps: Grants,
-});
-
 export const PaneDescription = z.object({
   surface_id: Id,
   name: Nullable(z.string()),
@@ -185,8 +171,7 @@ const system = {
     bus: Nullable(z.object({ subscribers: Int, max_queue: Int })),
     connections: z.object({ calls: Nullable(Int), streams: Nullable(Int) }),
     panes: Int,
-    caps: z.object({ refused: Int, by_capability: z.record(z.string(), Int) })
-      .describe("Calls refused for want of a capability"),
+    caps: CapsStats,
   }),
   "system.shutdown": Ok,
 };
@@ -300,10 +285,7 @@ const surface = {
     })),
     why: z.string(),
     refused_hook_frames: Int,
-    refused_calls: z.object({
-      count: Int,
-      last: Nullable(z.object({ ts: Int, method: z.string(), capability: z.string(), caller: z.string() })),
-    }).describe("Calls aimed at this pane that were refused for want of a capability"),
+    refused_calls: RefusedCalls,
   }),
   "surface.close": z.object({ closed: Id }),
   "surface.send_text": z.object({
@@ -360,9 +342,7 @@ const surface = {
 };
 
 const fleet = {
-  "fleet.list": z.object({
-    agents: z.array(AgentStatus.extend({ caps: Grants.optional().describe("The pane's capabilities") })),
-  }),
+  "fleet.list": z.object({ agents: z.array(AgentStatus.extend({ caps: Grants.optional() })) }),
 };
 
 const ai = Object.fromEntries(

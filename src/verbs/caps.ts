@@ -20,18 +20,12 @@ export default defineVerb({
   run({ opts, args }) {
     return withClient(async (client) => {
       const id = await resolveOne(client, args[0]);
-      const { surfaces } = await client.call<
-        { surfaces: { surface_id: number; name: string | null; caps?: Record<string, string | string[]> }[] }
-      >("surface.list", {}).catch(() => ({ surfaces: [] }));
-      let pane = surfaces.find((s) => s.surface_id === id);
-      if (!pane) {
-        // Not in the active workspace: look through every one.
-        const { workspaces } = await client.call<{ workspaces: { index: number }[] }>("workspace.list");
-        for (const ws of workspaces) {
-          const r = await client.call<{ surfaces: typeof surfaces }>("surface.list", { workspace: ws.index });
-          pane = r.surfaces.find((s) => s.surface_id === id);
-          if (pane) break;
-        }
+      let pane;
+      const { workspaces } = await client.call("workspace.list");
+      for (const ws of workspaces) {
+        const r = await client.call("surface.list", { workspace: ws.index });
+        pane = r.surfaces.find((s) => s.surface_id === id);
+        if (pane) break;
       }
       if (!pane) throw new CliFailure(`No pane with surface_id ${id}`, ExitCode.NotFound);
       const caps = pane.caps ?? {};

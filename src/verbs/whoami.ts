@@ -35,7 +35,7 @@ export default defineVerb({
   positionals: [],
   run({ opts }) {
     return withClient(async (client) => {
-      const { caller } = await client.call<{ caller: CallerInfo }>("system.identify");
+      const { caller } = await client.call("system.identify");
       if (opts.json) {
         printJson(caller);
         return 0;
