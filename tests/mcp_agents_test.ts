@@ -127,6 +127,9 @@ Deno.test("mcp: the real Codex CLI reads and lists panes through the bridge mcp 
         codexCommand(bin),
         "--pane-name",
         "cx",
+        // The agent reads "notes" in another workspace: a pane reads its own by default (docs/security.md).
+        "--caps",
+        "read=all",
         "--cwd",
         env.projectDir,
         ...env.envArgs,
@@ -163,6 +166,9 @@ Deno.test("mcp: the real Gemini CLI reads and lists panes through the bridge mcp
         geminiCommand(js),
         "--pane-name",
         "gm",
+        // The agent reads "notes" in another workspace: a pane reads its own by default (docs/security.md).
+        "--caps",
+        "read=all",
         "--cwd",
         env.projectDir,
         ...env.envArgs,

@@ -38,6 +38,9 @@ Deno.test("mcp: the real Claude Code reads a pane through the bridge that mcp in
         "new",
         "--pane-name",
         "cc",
+        // Claude reads "notes" in another workspace: a pane reads its own by default (docs/security.md).
+        "--caps",
+        "read=all",
         "--cwd",
         setup.projectDir,
         ...setup.envArgs,
