@@ -154,3 +154,62 @@ Deno.test("caps: from inside panes, defaults and grants are enforced; refusals a
     assert.equal(raw.error, undefined, JSON.stringify(raw));
   });
 });
+
+Deno.test("caps: the MCP bridge inside a pane runs with the pane's capabilities", async () => {
+  await withHost({}, async (host) => {
+    const pf = paneflowCommand();
+    const dir = host.dir;
+    await host.call("workspace.create", { pane_name: "elsewhere", command: "echo FAR-AWAY; exec sleep 600" });
+    const mine = await host.call("workspace.create", {
+      pane_name: "sibling",
+      command: "echo CLOSE-BY; exec sleep 600",
+    });
+    const lines = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "read_pane", arguments: { target: "elsewhere" } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "read_pane", arguments: { target: "sibling" } },
+      },
+    ];
+    await Deno.writeTextFile(`${dir}/req.jsonl`, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const out = `${dir}/out.jsonl`;
+    // The bridge's stdin stays open until it has answered all three requests.
+    await host.call("surface.split", {
+      surface_id: mine.surface_id,
+      direction: "h",
+      name: "agent",
+      command:
+        `: > ${out}; { cat ${dir}/req.jsonl; while [ "$(wc -l < ${out})" -lt 3 ]; do sleep 0.1; done; } | ` +
+        `${pf} mcp > ${out}; exec sleep 600`,
+    });
+    const answers = await waitUntil("the bridge's three answers", async () => {
+      const text = await Deno.readTextFile(out).catch(() => "");
+      const got = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      return got.length >= 3 && got;
+    }, { timeoutMs: 30_000 });
+    const byId = (id: number) => answers.find((a) => a.id === id);
+    const far = byId(2).result;
+    assert.equal(far.isError, true, JSON.stringify(far));
+    assert.match(
+      far.content[0].text,
+      /surface\.read refused: pane \d+ "agent" may not read pane \d+ "elsewhere"/,
+    );
+    const near = byId(3).result;
+    assert.notEqual(near.isError, true, JSON.stringify(near));
+    assert.match(near.content[0].text, /CLOSE-BY/);
+  });
+});
