@@ -14,7 +14,8 @@
  *    `PANEFLOW_HOST_ID`, or `PANEFLOW_SURFACE_ID` with this socket): guest;
  * 5. a caller without a controlling terminal that descends, through
  *    processes without one, from a detached process (its parent is pid 1 or
- *    a subreaper, it has no terminal, it started after the host): guest;
+ *    a subreaper, it has no terminal, it started after the host): guest
+ *    (config `caps.detached = "owner"` makes it the owner);
  * 6. anything else: the owner.
  *
  * Linux /proc only; where /proc cannot be read the caller is a guest (a
@@ -65,6 +66,8 @@ export interface HostFacts {
   hostId: string;
   socketPath: string;
   panes: Iterable<PaneRoot>;
+  /** Rule 5's verdict (config `caps.detached`): "guest" unless the config says "owner". */
+  detached?: "guest" | "owner";
 }
 
 /** Parents that adopt orphans besides pid 1 (PR_SET_CHILD_SUBREAPER is not visible in /proc). */
@@ -163,7 +166,7 @@ export function classify(peer: Peer, host: HostFacts, proc: ProcReader = procRea
     const orphan = info.ppid <= 1 || (parent !== null && SUBREAPERS.has(parent.comm));
     if (orphan && info.start >= host.start) {
       return {
-        kind: "guest",
+        kind: host.detached ?? "guest",
         pid,
         rule: `${p === pid ? "it" : `its ancestor ${p}`} was detached (parent ${info.ppid}, no terminal) ` +
           `after the host started`,

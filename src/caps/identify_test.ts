@@ -60,6 +60,7 @@ Deno.test("identify: the rules in order", () => {
   assert.match(classify(peer(301), host, p).rule, /ancestor 300 carries this host's PANEFLOW_HOST_ID/);
   assert.equal(kind(401), "guest");
   assert.match(classify(peer(401), host, p).rule, /ancestor 400 was detached/);
+  assert.equal(classify(peer(401), { ...host, detached: "owner" }, p).kind, "owner", "caps.detached = owner");
   assert.equal(kind(451), "owner", "an older daemon is the owner's");
   assert.equal(kind(501), "guest", "a subreaper's child started after the host");
   assert.equal(kind(999), "guest", "a process that cannot be read");

@@ -98,6 +98,7 @@ export class CapsService {
       start: this.#hostStart,
       hostId: registry.hostId,
       socketPath: this._socketPath,
+      detached: this._config.caps.detached,
       panes: (function* () {
         for (const s of registry.surfaces.values()) if (!s.exit) yield { id: s.id, pid: s.pid };
       })(),

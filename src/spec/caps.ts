@@ -48,7 +48,11 @@ export const CapsConfig = z.strictObject({
   pane: CapsGrant.default({ read: "workspace", msg: "workspace", hook: "self" })
     .describe("What a pane may do unless its own grant says otherwise"),
   guest: CapsGrant.default({ read: "all" })
-    .describe("What a guest may do: a caller started in no pane that is orphaned and carries no marker"),
+    .describe("What a guest may do: a caller in no pane that carries a pane's marker, or is detached"),
+  detached: z.enum(["guest", "owner"]).default("guest").describe(
+    "A caller without a terminal that descends from a process detached after the host started " +
+      "(orphaned, no marker): a guest (default), or the owner where every client runs so (CI, docker exec)",
+  ),
 }).prefault({});
 
 /** A grant in the CLI form (for `paneflow caps` and `ps`). */
