@@ -225,7 +225,7 @@ export class CapsService {
     });
     const message = opts.message ??
       `${method} refused: ${who} may not ${need.capability} ${what}; ${
-        hint(caller, need, grants[need.capability])
+        hint(caller, need, grants[need.capability], this.#nameOf)
       }`;
     throw new RpcError(ErrorCode.Permission, message, {
       reason: CAPABILITY_REASON,
@@ -293,13 +293,14 @@ function targetName(target: Target, nameOf: (id: number) => string | null): stri
 }
 
 /** The grant that would allow it, in the caps TOML form. */
-function hint(caller: Caller, need: Need, held: Scope): string {
+function hint(caller: Caller, need: Need, held: Scope, nameOf: (id: number) => string | null): string {
   const has = `it holds ${need.capability} = ${JSON.stringify(held)}`;
   if (caller.kind === "guest") {
     return `${has} (a guest: ${caller.rule}); the config's caps.guest grants guests more`;
   }
   const t = need.target;
-  const wanted = "host" in t ? '"all"' : "workspace" in t ? '"workspace"' : `["${t.surface_id}"] or "all"`;
+  const name = "surface_id" in t ? nameOf(t.surface_id) : null;
+  const wanted = "host" in t ? '"all"' : "workspace" in t ? '"workspace"' : `["${name ?? t.surface_id}"]`;
   return `${has}; caps = { ${need.capability} = ${wanted} } on the pane would allow it`;
 }
 
