@@ -148,6 +148,37 @@ Deno.test("caps: from inside panes, defaults and grants are enforced; refusals a
     );
     assert.equal(explain.refused_calls.count, 1);
     assert.match(explain.refused_calls.last!.caller, /"worker-1"/);
+    const human = (await host.cli(["explain", "orchestrator"])).stdout;
+    assert.match(
+      human,
+      /^ {2}refused: 1 call\(s\) aimed at this pane .* surface\.send_text \(write\) by pane \d+ "worker-1"/m,
+    );
+
+    // A worker's event stream shows only the panes it may read: elsewhere's output, then
+    // worker-2's; the stream (ended at worker-2's event) never saw elsewhere's.
+    const seen = `${dir}/watch.jsonl`;
+    const w2 = id("worker-2");
+    await host.cli([
+      "send",
+      "worker-1",
+      `${pf} watch --type surface_changed | while read -r l; do echo "$l" >> ${seen}; ` +
+      `case "$l" in *'"surface_id":${w2},'*) break;; esac; done; echo WATCH-END`,
+      "--submit",
+    ]);
+    await waitUntil("worker-1's watch to subscribe", async () => {
+      const clients = await host.call("system.clients");
+      return clients.clients.filter((c) => c.stream).length >= 1;
+    });
+    await host.rpc("surface.send_text", { surface_id: id("elsewhere"), text: "FAR" });
+    await waitUntil("elsewhere's echo", async () => (await readPane(host, "elsewhere")).includes("FAR"));
+    await host.cli(["send", "worker-2", "echo NEAR", "--submit"]);
+    await waitUntil(
+      "worker-1's watch to end on worker-2's event",
+      async () => (await readPane(host, "worker-1")).includes("WATCH-END"),
+    );
+    const watched = (await Deno.readTextFile(seen)).trim().split("\n").map((l) => JSON.parse(l));
+    assert.ok(watched.length >= 1);
+    assert.ok(!watched.some((e) => e.surface_id === id("elsewhere")), JSON.stringify(watched));
 
     // The owner (outside every pane) keeps every right, behind the gate as before.
     const raw = await host.rpc("surface.send_text", { surface_id: id("elsewhere"), text: "" });

@@ -53,6 +53,15 @@ export default defineVerb({
       if (e.refused_hook_frames) {
         console.log(`  refused: ${e.refused_hook_frames} hook frame(s) without this pane's token (forged?)`);
       }
+      const calls = e.refused_calls;
+      if (calls?.count && calls.last) {
+        console.log(
+          `  refused: ${calls.count} call(s) aimed at this pane for want of a capability; the last: ` +
+            `${calls.last.method} (${calls.last.capability}) by ${calls.last.caller} ${
+              age(Date.now() - calls.last.ts)
+            }`,
+        );
+      }
       return 0;
     });
   },
