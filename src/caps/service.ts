@@ -17,6 +17,8 @@ import {
   CAPABILITY_REASON,
   type CapsGrant,
   formatScope,
+  GUEST_DEFAULTS,
+  PANE_DEFAULTS,
   type Scope,
 } from "../spec/caps.ts";
 import type { Config } from "../spec/config.ts";
@@ -118,7 +120,7 @@ export class CapsService {
       case "host":
         return ALL;
       case "guest":
-        return effective(this._config.caps.guest);
+        return effective(GUEST_DEFAULTS, this._config.caps.guest);
       case "pane":
         return this.paneGrants(this._registry.surfaces.get(caller.surface_id));
     }
@@ -126,7 +128,7 @@ export class CapsService {
 
   /** A pane's grants: the config's defaults, then its own. */
   paneGrants(s: Surface | undefined): Grants {
-    return effective(this._config.caps.pane, s?.caps);
+    return effective(PANE_DEFAULTS, this._config.caps.pane, s?.caps);
   }
 
   /** Throws the refusal when `conn`'s caller may not make this call. */

@@ -43,11 +43,17 @@ export const CapsGrant = z.strictObject(
 /** A grant as written. */
 export type CapsGrant = Partial<Record<Capability, Scope>>;
 
-/** The config section `caps`: the defaults. */
+/** What a pane may do when neither the config nor its own grant says otherwise. */
+export const PANE_DEFAULTS: CapsGrant = { read: "workspace", msg: "workspace", hook: "self" };
+
+/** What a guest may do when the config does not say otherwise. */
+export const GUEST_DEFAULTS: CapsGrant = { read: "all" };
+
+/** The config section `caps`: the defaults, capability by capability over the built-in ones. */
 export const CapsConfig = z.strictObject({
-  pane: CapsGrant.default({ read: "workspace", msg: "workspace", hook: "self" })
-    .describe("What a pane may do unless its own grant says otherwise"),
-  guest: CapsGrant.default({ read: "all" })
+  pane: CapsGrant.default({})
+    .describe("What a pane may do unless its own grant says otherwise (over PANE_DEFAULTS)"),
+  guest: CapsGrant.default({})
     .describe("What a guest may do: a caller in no pane that carries a pane's marker, or is detached"),
   detached: z.enum(["guest", "owner"]).default("guest").describe(
     "A caller without a terminal that descends from a process detached after the host started " +

@@ -14,11 +14,7 @@ const DEFAULTS = {
   host: { pane_workers: DEFAULT_PANE_WORKERS, idle_timeout_secs: 30, heartbeat_secs: 30 },
   paneio: { prompt_patterns: [] },
   queue: { grace_secs: 30, timeout_secs: 3600 },
-  caps: {
-    pane: { read: "workspace", msg: "workspace", hook: "self" },
-    guest: { read: "all" },
-    detached: "guest",
-  },
+  caps: { pane: {}, guest: {}, detached: "guest" },
 };
 
 function fails(text: string, message: string) {
