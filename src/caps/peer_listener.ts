@@ -4,14 +4,17 @@
  * Deno's `Deno.listen` gives no descriptor for an accepted connection, so
  * the kernel's `SO_PEERCRED` (the connecting process's pid, uid and gid, as
  * of its `connect`) cannot be read through it. Here the listening socket is
- * made with socket(2)/bind(2)/listen(2) through FFI; `accept4` and each
- * connection's `recv` run on Deno's blocking pool (`nonblocking: true`
- * symbols: a Promise, the event loop never blocks), `send` tries at once
- * (`MSG_DONTWAIT`) and waits on the pool only when the peer's buffer is full.
- * `MSG_NOSIGNAL`: a peer gone mid-write is an error, never a SIGPIPE.
- * Closing shuts the socket down first (`shutdown(2)` wakes a blocked recv or
- * accept), and the descriptor is closed only once no call on it is in
- * flight, so a late call can never reach whatever reuses its number.
+ * made with socket(2)/bind(2)/listen(2) through FFI, and its connections are
+ * served by a small reactor: every `accept4`, `recv` and `send` is tried at
+ * once without blocking (`MSG_DONTWAIT`); only when the kernel has nothing
+ * (EAGAIN) does the caller wait, and all waits share **one** poll(2) on
+ * Deno's blocking pool (a `nonblocking: true` symbol: a Promise, the event
+ * loop never blocks), woken by an eventfd when the set changes. One pool
+ * thread in all, not one per idle connection: Deno's pool is small (about 32
+ * threads), and 16 callers beside 20 event streams would exhaust it.
+ * `MSG_NOSIGNAL`: a peer gone mid-write is an error, never a SIGPIPE. A
+ * closed descriptor is closed only after the poll that may hold it returns,
+ * so no wait can reach whatever reuses its number.
  *
  * Linux only (`SO_PEERCRED`); elsewhere {@link listenWithPeers} falls back to
  * `Deno.listen` and connections have no peer (callers are the owner, as
@@ -42,6 +45,7 @@ export interface PeerListener extends AsyncIterable<Accepted> {
 
 const AF_UNIX = 1;
 const SOCK_STREAM = 1;
+const SOCK_NONBLOCK = 0x800;
 const SOCK_CLOEXEC = 0x80000;
 const SOL_SOCKET = 1;
 const SO_PEERCRED = 17;
@@ -50,17 +54,23 @@ const MSG_DONTWAIT = 0x40;
 const MSG_NOSIGNAL = 0x4000;
 const EINTR = 4;
 const EAGAIN = 11;
+const POLLIN = 1;
+const POLLOUT = 4;
+const EFD_NONBLOCK = 0x800;
+const EFD_CLOEXEC = 0x80000;
 
 const SYMBOLS = {
   socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
   bind: { parameters: ["i32", "buffer", "u32"], result: "i32" },
   listen: { parameters: ["i32", "i32"], result: "i32" },
-  accept4: { parameters: ["i32", "pointer", "pointer", "i32"], result: "i32", nonblocking: true },
+  accept4: { parameters: ["i32", "pointer", "pointer", "i32"], result: "i32" },
   getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" },
-  recv: { parameters: ["i32", "buffer", "usize", "i32"], result: "isize", nonblocking: true },
-  recv_now: { parameters: ["i32", "buffer", "usize", "i32"], result: "isize", name: "recv" },
-  send: { parameters: ["i32", "buffer", "usize", "i32"], result: "isize", nonblocking: true },
-  send_now: { parameters: ["i32", "buffer", "usize", "i32"], result: "isize", name: "send" },
+  recv: { parameters: ["i32", "buffer", "usize", "i32"], result: "isize" },
+  send: { parameters: ["i32", "buffer", "usize", "i32"], result: "isize" },
+  poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
+  eventfd: { parameters: ["u32", "i32"], result: "i32" },
+  read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   shutdown: { parameters: ["i32", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   errno: { parameters: [], result: "pointer", name: "__errno_location" },
@@ -86,11 +96,6 @@ function errno(lib: Libc): number {
   return p ? new Deno.UnsafePointerView(p).getInt32() : 0;
 }
 
-/**
- * An error for a failed call. A `nonblocking` symbol runs on another thread,
- * whose errno this thread cannot read: such a call that fails is made again
- * at once with `MSG_DONTWAIT`, which tells it.
- */
 function failure(what: string, code: number): Error {
   return new Error(`${what} failed (errno ${code})`);
 }
@@ -106,58 +111,126 @@ function peerOf(lib: Libc, fd: number): Peer | null {
   return { pid: view.getInt32(0, true), uid: view.getUint32(4, true), gid: view.getUint32(8, true) };
 }
 
+/** Waits for descriptors to become ready: one poll(2) on the blocking pool for all of them. */
+class Reactor {
+  #waiters = new Map<number, { read: (() => void)[]; write: (() => void)[] }>();
+  #closing: number[] = [];
+  #running = false;
+  readonly #wake: number;
+
+  constructor(private readonly _lib: Libc) {
+    this.#wake = _lib.symbols.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  }
+
+  /** Resolves once `fd` is readable (or has an error or hang-up). */
+  readable(fd: number): Promise<void> {
+    return this.#wait(fd, "read");
+  }
+
+  /** Resolves once `fd` is writable (or has an error or hang-up). */
+  writable(fd: number): Promise<void> {
+    return this.#wait(fd, "write");
+  }
+
+  #wait(fd: number, what: "read" | "write"): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    let w = this.#waiters.get(fd);
+    if (!w) this.#waiters.set(fd, w = { read: [], write: [] });
+    w[what].push(resolve);
+    this.#kick();
+    return promise;
+  }
+
+  /** Wakes `fd`'s waiters, forgets it and closes it once no poll can hold it. */
+  close(fd: number): void {
+    const w = this.#waiters.get(fd);
+    this.#waiters.delete(fd);
+    for (const fn of [...(w?.read ?? []), ...(w?.write ?? [])]) fn();
+    if (this.#running) {
+      this.#closing.push(fd);
+      this.#kick();
+    } else this._lib.symbols.close(fd);
+  }
+
+  #kick(): void {
+    if (this.#running) {
+      if (this.#wake >= 0) this._lib.symbols.write(this.#wake, new BigUint64Array([1n]), 8n);
+      return;
+    }
+    this.#running = true;
+    void this.#loop();
+  }
+
+  async #loop(): Promise<void> {
+    try {
+      while (this.#waiters.size || this.#closing.length) {
+        const fds = [...this.#waiters.keys()];
+        const set = new DataView(new ArrayBuffer(8 * (fds.length + 1)));
+        set.setInt32(0, this.#wake, true);
+        set.setInt16(4, POLLIN, true);
+        fds.forEach((fd, i) => {
+          const w = this.#waiters.get(fd)!;
+          set.setInt32(8 * (i + 1), fd, true);
+          set.setInt16(8 * (i + 1) + 4, (w.read.length ? POLLIN : 0) | (w.write.length ? POLLOUT : 0), true);
+        });
+        const buf = new Uint8Array(set.buffer);
+        // Descriptors closed while a poll held them are closed now that none does.
+        for (const fd of this.#closing.splice(0)) this._lib.symbols.close(fd);
+        if (!this.#waiters.size) break;
+        await this._lib.symbols.poll(buf, BigInt(fds.length + 1), -1);
+        this._lib.symbols.read(this.#wake, new Uint8Array(8), 8n);
+        fds.forEach((fd, i) => {
+          const revents = set.getInt16(8 * (i + 1) + 6, true);
+          const w = this.#waiters.get(fd);
+          if (!revents || !w) return;
+          // An error or hang-up wakes both sides: the retried call reports it.
+          const wakeRead = (revents & ~POLLOUT) !== 0;
+          const wakeWrite = (revents & ~POLLIN) !== 0;
+          if (wakeRead) { for (const fn of w.read.splice(0)) fn(); }
+          if (wakeWrite) { for (const fn of w.write.splice(0)) fn(); }
+          if (!w.read.length && !w.write.length) this.#waiters.delete(fd);
+        });
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+}
+
 /** An accepted socket served as a {@link Duplex}. */
 class FdConn implements Duplex {
-  #inflight = 0;
   #shut = false;
-  #closed = false;
 
-  constructor(private readonly _lib: Libc, private readonly _fd: number) {}
+  constructor(
+    private readonly _lib: Libc,
+    private readonly _reactor: Reactor,
+    private readonly _fd: number,
+  ) {}
 
   async read(p: Uint8Array): Promise<number | null> {
     if (p.length === 0) return 0;
     while (true) {
       if (this.#shut) return null;
-      // Whatever is already there is taken at once; only an empty socket waits on the pool.
-      let n = Number(this._lib.symbols.recv_now(this._fd, p, BigInt(p.length), MSG_DONTWAIT));
-      if (n < 0) {
-        const code = errno(this._lib);
-        if (code === EINTR) continue;
-        if (code !== EAGAIN) {
-          if (this.#shut) return null;
-          throw failure("recv", code);
-        }
-        n = await this.#pooled(() => this._lib.symbols.recv(this._fd, p, BigInt(p.length), 0));
-        if (n < 0) continue; // errno is the pool thread's: ask again at once, which tells it
+      const n = Number(this._lib.symbols.recv(this._fd, p, BigInt(p.length), MSG_DONTWAIT));
+      if (n >= 0) return n === 0 ? null : n;
+      const code = errno(this._lib);
+      if (code === EAGAIN) await this._reactor.readable(this._fd);
+      else if (code !== EINTR) {
+        if (this.#shut) return null;
+        throw failure("recv", code);
       }
-      return n === 0 ? null : n;
     }
   }
 
   async write(p: Uint8Array): Promise<number> {
     while (true) {
       if (this.#shut) throw new Error("connection closed");
-      const n = Number(
-        this._lib.symbols.send_now(this._fd, p, BigInt(p.length), MSG_DONTWAIT | MSG_NOSIGNAL),
-      );
+      const n = Number(this._lib.symbols.send(this._fd, p, BigInt(p.length), MSG_DONTWAIT | MSG_NOSIGNAL));
       if (n >= 0) return n;
       const code = errno(this._lib);
-      if (code === EINTR) continue;
-      if (code !== EAGAIN) throw failure("send", code);
-      // The peer's buffer is full: wait for room on the pool (shutdown wakes it).
-      const sent = await this.#pooled(() =>
-        this._lib.symbols.send(this._fd, p, BigInt(p.length), MSG_NOSIGNAL)
-      );
-      if (sent >= 0) return sent;
-    }
-  }
-
-  async #pooled(call: () => Promise<number | bigint>): Promise<number> {
-    this.#inflight++;
-    try {
-      return Number(await call());
-    } finally {
-      if (--this.#inflight === 0 && this.#shut) this.#release();
+      // The peer's buffer is full: wait for room.
+      if (code === EAGAIN) await this._reactor.writable(this._fd);
+      else if (code !== EINTR) throw failure("send", code);
     }
   }
 
@@ -165,55 +238,40 @@ class FdConn implements Duplex {
     if (this.#shut) return;
     this.#shut = true;
     this._lib.symbols.shutdown(this._fd, SHUT_RDWR);
-    if (this.#inflight === 0) this.#release();
-  }
-
-  #release(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this._lib.symbols.close(this._fd);
+    this._reactor.close(this._fd);
   }
 }
 
 /** The FFI listener: see the module header. */
 class FfiListener implements PeerListener {
   #shut = false;
-  #accepting = false;
-  #closed = false;
+  readonly #reactor: Reactor;
 
-  constructor(private readonly _lib: Libc, private readonly _fd: number) {}
+  constructor(private readonly _lib: Libc, private readonly _fd: number) {
+    this.#reactor = new Reactor(_lib);
+  }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Accepted> {
     while (!this.#shut) {
-      this.#accepting = true;
-      let fd: number;
-      try {
-        fd = await this._lib.symbols.accept4(this._fd, null, null, SOCK_CLOEXEC);
-      } finally {
-        this.#accepting = false;
-        if (this.#shut) this.#release();
+      const fd = this._lib.symbols.accept4(this._fd, null, null, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        yield { conn: new FdConn(this._lib, this.#reactor, fd), peer: peerOf(this._lib, fd) };
+        continue;
       }
-      if (this.#shut) {
-        if (fd >= 0) this._lib.symbols.close(fd);
-        return;
+      const code = errno(this._lib);
+      if (code === EAGAIN) await this.#reactor.readable(this._fd);
+      else if (code !== EINTR) {
+        // ECONNABORTED, EMFILE and the like: wait for the next one instead of spinning.
+        if (this.#shut) return;
+        await new Promise((r) => setTimeout(r, 50));
       }
-      if (fd < 0) continue; // ECONNABORTED, EINTR, EMFILE: try again
-      yield { conn: new FdConn(this._lib, fd), peer: peerOf(this._lib, fd) };
     }
   }
 
   close(): void {
     if (this.#shut) return;
     this.#shut = true;
-    // shutdown(2) on a listening socket wakes a blocked accept (EINVAL).
-    this._lib.symbols.shutdown(this._fd, SHUT_RDWR);
-    if (!this.#accepting) this.#release();
-  }
-
-  #release(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this._lib.symbols.close(this._fd);
+    this.#reactor.close(this._fd);
   }
 }
 
@@ -237,7 +295,7 @@ export function listenWithPeers(path: string): PeerListener {
   if (!lib) return fallback(path);
   const name = new TextEncoder().encode(path);
   if (name.length > 107) throw new Error(`Socket path is too long (over 107 bytes): ${path}`);
-  const fd = lib.symbols.socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const fd = lib.symbols.socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return fallback(path);
   const addr = new Uint8Array(2 + 108);
   new DataView(addr.buffer).setUint16(0, AF_UNIX, true);
