@@ -50,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   const as = invokedAs();
   if (as === "paneflow-mcp") argv = ["mcp", ...argv];
   else if (as === "paneflow-ai-hook") argv = ["ai-hook", ...argv];
+  else if (as === "tmux") argv = ["tmux", ...argv];
   // --host <name|ssh://…>: the verb runs against that host, over ssh (the client reads PANEFLOW_HOST).
   let remote: string | null = null;
   try {

@@ -50,6 +50,8 @@ export interface Surface {
   markExited: () => void;
   /** The secret its `ai-hook` frames carry (../isolation/hook_token.ts). */
   token: string;
+  /** The environment the pane was given (kept for a respawn). */
+  env?: Record<string, string>;
   /** The ptywright session id when `session.create` made this pane (src/session/). */
   session?: string;
 }
@@ -202,15 +204,7 @@ export class Registry {
     const shell = paneShell(this._config);
     const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
     const token = newPaneToken();
-    const env: Record<string, string> = {
-      ...paneBaseEnv(this._config),
-      ...opts.env,
-      PANEFLOW_SOCKET_PATH: this._socketPath,
-      PANEFLOW_SURFACE_ID: String(id),
-      [PANE_TOKEN_ENV]: token,
-      [HOST_ID_ENV]: this.hostId,
-      TERM: "xterm-256color",
-    };
+    const env = this.#paneEnv(id, opts.env, token);
     let markExited = () => {};
     const exited = new Promise<void>((resolve) => (markExited = resolve));
     const surface: Surface = {
@@ -232,6 +226,7 @@ export class Registry {
       markExited,
       announced: false,
       token,
+      ...(opts.env ? { env: opts.env } : {}),
       ...(opts.session ? { session: opts.session.id } : {}),
     };
     const previous = ws.layout;
@@ -284,6 +279,71 @@ export class Registry {
     }
     if (surface.exit) this.#publishExit(surface);
     return surface;
+  }
+
+  /**
+   * A pane's environment. A pane given `TMUX` (docs/tmux.md) also gets
+   * `TMUX_PANE=%<id>`, as tmux sets it, so the `tmux` shim finds its pane.
+   */
+  #paneEnv(id: number, given: Record<string, string> | undefined, token: string): Record<string, string> {
+    const env: Record<string, string> = {
+      ...paneBaseEnv(this._config),
+      ...given,
+      PANEFLOW_SOCKET_PATH: this._socketPath,
+      PANEFLOW_SURFACE_ID: String(id),
+      [PANE_TOKEN_ENV]: token,
+      [HOST_ID_ENV]: this.hostId,
+      TERM: "xterm-256color",
+    };
+    if (given?.TMUX !== undefined) env.TMUX_PANE = `%${id}`;
+    else delete env.TMUX_PANE;
+    return env;
+  }
+
+  /**
+   * Runs a new program in a pane, as tmux's `respawn-pane -k`: the running
+   * one gets SIGHUP (SIGKILL if it outlives `graceMs`), the pane keeps its
+   * id, place and name. The environment is the pane's own plus `env`.
+   */
+  async respawn(
+    s: Surface,
+    opts: { command?: string; argv?: string[]; cwd?: string; env?: Record<string, string>; graceMs?: number },
+  ): Promise<Surface> {
+    if (!s.exit) {
+      await this._pool.kill(s.id, "SIGHUP").catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), opts.graceMs ?? 2000)));
+      const how = await Promise.race([s.exited.then(() => "ok" as const), late]);
+      clearTimeout(timer);
+      if (how === "late") {
+        await this._pool.kill(s.id, "SIGKILL").catch(() => {});
+        await s.exited;
+      }
+    }
+    await this._pool.dispose(s.id).catch(() => {});
+    const cwd = this.#checkCwd(opts.cwd ?? s.cwd);
+    const shell = paneShell(this._config);
+    const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
+    let markExited = () => {};
+    s.exited = new Promise<void>((resolve) => (markExited = resolve));
+    s.markExited = markExited;
+    s.exit = null;
+    s.argv = argv;
+    s.cwd = cwd;
+    s.generation = 0;
+    const { pid } = await this._pool.spawn({
+      id: s.id,
+      file: argv[0],
+      args: argv.slice(1),
+      cwd,
+      env: this.#paneEnv(s.id, { ...s.env, ...opts.env }, s.token),
+      cols: s.cols,
+      rows: s.rows,
+      scrollback: this._config.terminal.scrollback_lines,
+    });
+    s.pid = pid;
+    this._bus.publish({ type: "surface_changed", surface_id: s.id, output_generation: s.generation });
+    return s;
   }
 
   /** Resizes every pane of `ws` to its rectangle (SIGWINCH on change). */

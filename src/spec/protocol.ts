@@ -175,6 +175,12 @@ export const methods = {
       .describe("Run the new pane in the managed worktree <repo>.worktrees/<branch> of cwd's repository"),
     ...PaneFields,
   }),
+  "surface.respawn": z.strictObject({
+    surface_id: SurfaceId,
+    command: PaneFields.command.describe("Shell command to run (default: the shell)"),
+    cwd: PaneFields.cwd,
+    env: PaneFields.env.describe("Added to the pane's environment"),
+  }).describe("Run a new program in a pane (tmux respawn-pane -k): the old one gets SIGHUP; the id stays"),
   "surface.explain": z.strictObject({ surface_id: SurfaceId }),
   "fleet.list": Empty,
   "ai.session_start": AiFrame,

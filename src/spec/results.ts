@@ -311,6 +311,7 @@ const surface = {
     elapsed_ms: Int,
   }),
   "surface.split": PaneDescription,
+  "surface.respawn": PaneDescription,
   "surface.ask": z.object({
     surface_id: Id,
     reply: z.string().describe("The rows between the echo and the marker (inside the fence when fenced)"),
