@@ -58,6 +58,22 @@ echo done
     assert.ok(text.includes("can't find pane: %999"), text);
     assert.equal(got.killed, "killed=0");
     assert.equal(got.after, "after=1");
+
+    // `new --tmux-compat`: the pane gets TMUX_PANE and the shim, without going through it.
+    const marker = `${host.dir}/compat.txt`;
+    const made2 = await host.json<{ surface_id: number }>([
+      "new",
+      "--tmux-compat",
+      "--command",
+      `echo "$TMUX_PANE $(tmux display-message -p '#{pane_id} #{session_name}')" > ${marker}; exec sleep 60`,
+    ]);
+    const line = await waitUntil("the compat pane's marker", async () => {
+      const t = await Deno.readTextFile(marker).catch(() => "");
+      return t.endsWith("\n") ? t.trim() : null;
+    }, { timeoutMs: 30_000 });
+    const id = made2.surface_id ??
+      (made2 as unknown as { surface: { surface_id: number } }).surface?.surface_id;
+    assert.match(line, new RegExp(`^%${id} %${id} `));
   } finally {
     await host.stop();
   }

@@ -282,8 +282,8 @@ export class Registry {
   }
 
   /**
-   * A pane's environment. A pane given `TMUX` (docs/tmux.md) also gets
-   * `TMUX_PANE=%<id>`, as tmux sets it, so the `tmux` shim finds its pane.
+   * A pane's environment. A pane whose `TMUX` names this host (docs/tmux.md)
+   * also gets `TMUX_PANE=%<id>`, as tmux sets it, so the `tmux` shim finds its pane.
    */
   #paneEnv(id: number, given: Record<string, string> | undefined, token: string): Record<string, string> {
     const env: Record<string, string> = {
@@ -295,8 +295,7 @@ export class Registry {
       [HOST_ID_ENV]: this.hostId,
       TERM: "xterm-256color",
     };
-    if (given?.TMUX !== undefined) env.TMUX_PANE = `%${id}`;
-    else delete env.TMUX_PANE;
+    if (env.TMUX?.startsWith(`${this._socketPath},`)) env.TMUX_PANE = `%${id}`;
     return env;
   }
 
