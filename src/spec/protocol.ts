@@ -118,6 +118,10 @@ export const methods = {
     pane_name: PaneFields.name.describe("Name of the first pane"),
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
+  "workspace.rename": z.strictObject({
+    index: WorkspaceIndex.optional().describe("Default: the active workspace"),
+    name: z.string().min(1).max(200).describe("The new title"),
+  }).describe("Retitle a workspace (tmux rename-window / rename-session)"),
   "workspace.close": z.strictObject({ index: WorkspaceIndex.optional() }),
   "workspace.up": WorkspaceSpec.describe("Bring up a workspace spec (paneflow up); cwds absolute"),
   "workspace.restore_layout": z.strictObject({

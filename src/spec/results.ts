@@ -179,6 +179,7 @@ const workspace = {
   "workspace.current": WorkspaceDescription,
   "workspace.create": WorkspaceDescription.extend({ surface_id: Id.describe("The first pane") }),
   "workspace.select": WorkspaceDescription,
+  "workspace.rename": WorkspaceDescription,
   "workspace.close": z.object({ closed: Int.describe("Index the workspace had") }),
   "workspace.up": z.object({
     index: Int,

@@ -14,6 +14,7 @@ import {
   currentWindow,
   type Model,
   resolveTarget,
+  splitTitle,
   type TargetKind,
   type TPane,
 } from "./model.ts";
@@ -138,7 +139,10 @@ async function splitWindow(st: Step) {
 
 async function respawnPane(st: Step) {
   const p = target(st, "pane");
-  if (!p.info.exited && !st.cmd.flags.has("k")) throw new TmuxError(`pane %${p.id} still active`);
+  if (!p.info.exited && !st.cmd.flags.has("k")) {
+    const where = `${p.window.session.name}:${p.window.index}.${p.index}`;
+    throw new TmuxError(`respawn pane failed: pane ${where} still active`);
+  }
   const { env, ...rest } = paneFields(st);
   await st.ctx.client.call("surface.respawn", { surface_id: p.id, ...rest, env: { ...env } });
 }
@@ -307,74 +311,97 @@ const DEFAULT_LIST: Record<string, string> = {
   "list-panes": "#{pane_index}: [#{pane_width}x#{pane_height}] #{pane_id}#{?pane_active, (active),}",
 };
 
+function displayMessage(st: Step) {
+  const { cmd, ctx } = st;
+  const fmt = cmd.args[0] ?? flagValue(cmd, "F") ?? "";
+  // tmux 3.3a's display-message may miss its target: it then expands with no pane.
+  let p: TPane | null = null;
+  try {
+    p = target(st, "pane");
+  } catch (e) {
+    if (!(e instanceof TmuxError)) throw e;
+  }
+  if (p) printEach(st, [p], fmt);
+  else ctx.out.push(expand(fmt, () => undefined));
+}
+
+function listing(st: Step) {
+  const name = st.cmd.spec.name;
+  printEach(st, lists(st, name), flagValue(st.cmd, "F") ?? DEFAULT_LIST[name]);
+}
+
+async function renameSession(st: Step) {
+  const s = target(st, "session").window.session;
+  const name = st.cmd.args[0];
+  if (/[:.]/.test(name) || name === "") throw new TmuxError(`bad session name: ${name}`);
+  if (st.model.sessions.some((x) => x.name === name && x !== s)) {
+    throw new TmuxError(`duplicate session: ${name}`);
+  }
+  for (const w of s.windows) {
+    const { window } = splitTitle(w.title);
+    await st.ctx.client.call("workspace.rename", {
+      index: w.workspace,
+      name: window === null ? name : `${name}:${window}`,
+    });
+  }
+}
+
+type Handler = (st: Step) => Promise<unknown> | unknown;
+
+/** Each command's body, by name. */
+const HANDLERS: Record<string, Handler> = {
+  "new-session": newSession,
+  "new-window": newWindow,
+  "split-window": splitWindow,
+  "respawn-pane": respawnPane,
+  "send-keys": sendKeys,
+  "capture-pane": capturePane,
+  "list-sessions": listing,
+  "list-windows": listing,
+  "list-panes": listing,
+  "display-message": displayMessage,
+  "has-session": (st) => target(st, "session"),
+  "kill-pane": killPane,
+  "kill-window": (st) => {
+    const w = target(st, "window").window;
+    const all = st.cmd.flags.has("a") ? w.session.windows.filter((x) => x !== w) : [w];
+    return closeWindows(st, all.map((x) => x.workspace));
+  },
+  "kill-session": (st) =>
+    closeWindows(st, target(st, "session").window.session.windows.map((x) => x.workspace)),
+  "kill-server": (st) => closeWindows(st, st.model.windows.map((x) => x.workspace)),
+  "select-pane": selectPane,
+  "select-window": (st) =>
+    st.ctx.client.call("workspace.select", { index: target(st, "window").window.workspace }),
+  "select-layout": selectLayout,
+  "set-option": (st) => setOption(st, false),
+  "set-window-option": (st) => setOption(st, true),
+  "show-options": (st) => showOptions(st, false),
+  "show-window-options": (st) => showOptions(st, true),
+  "wait-for": waitFor,
+  "attach-session": (st) => attach(st, false),
+  "switch-client": (st) => attach(st, true),
+  "rename-window": (st) => {
+    const w = target(st, "window").window;
+    return st.ctx.client.call("workspace.rename", {
+      index: w.workspace,
+      name: `${w.session.name}:${st.cmd.args[0]}`,
+    });
+  },
+  "rename-session": renameSession,
+  "resize-pane": (st) => {
+    target(st, "pane");
+    unsupported("resize-pane (paneflow sizes panes by layout)");
+  },
+};
+
 /** Runs one parsed command. */
 export async function runCommand(cmd: Command, ctx: RunContext): Promise<void> {
   const model = await loadModel(ctx.client);
-  const st: Step = { ctx, cmd, model, current: currentPane(model, ctx) };
-  const name = cmd.spec.name;
-  switch (name) {
-    case "new-session":
-      return await newSession(st);
-    case "new-window":
-      return await newWindow(st);
-    case "split-window":
-      return await splitWindow(st);
-    case "respawn-pane":
-      return await respawnPane(st);
-    case "send-keys":
-      return await sendKeys(st);
-    case "capture-pane":
-      return await capturePane(st);
-    case "list-sessions":
-    case "list-windows":
-    case "list-panes": {
-      const fmt = flagValue(cmd, "F") ?? DEFAULT_LIST[name];
-      return printEach(st, lists(st, name), fmt);
-    }
-    case "display-message": {
-      const p = target(st, "pane");
-      const fmt = cmd.args[0] ?? flagValue(cmd, "F") ?? "";
-      return printEach(st, [p], fmt);
-    }
-    case "has-session":
-      target(st, "session");
-      return;
-    case "kill-pane":
-      return await killPane(st);
-    case "kill-window": {
-      const w = target(st, "window").window;
-      const all = cmd.flags.has("a") ? w.session.windows.filter((x) => x !== w) : [w];
-      return await closeWindows(st, all.map((x) => x.workspace));
-    }
-    case "kill-session": {
-      const s = target(st, "session").window.session;
-      return await closeWindows(st, s.windows.map((x) => x.workspace));
-    }
-    case "kill-server":
-      return await closeWindows(st, model.windows.map((x) => x.workspace));
-    case "select-pane":
-      return await selectPane(st);
-    case "select-window":
-      await ctx.client.call("workspace.select", { index: target(st, "window").window.workspace });
-      return;
-    case "select-layout":
-      await selectLayout(st);
-      return;
-    case "set-option":
-    case "set-window-option":
-      return setOption(st, name === "set-window-option");
-    case "show-options":
-    case "show-window-options":
-      return showOptions(st, name === "show-window-options");
-    case "wait-for":
-      return await waitFor(st);
-    case "attach-session":
-    case "switch-client":
-      return await attach(st, name === "switch-client");
-    case "resize-pane":
-      target(st, "pane");
-      return unsupported("resize-pane (paneflow sizes panes by layout)");
-    default:
-      return unsupported(name);
+  // tmux's server exits with its last session; a host without workspaces answers as none would.
+  if (model.sessions.length === 0 && !["new-session", "kill-server", "wait-for"].includes(cmd.spec.name)) {
+    throw new TmuxError(`no server running on ${ctx.socket}`);
   }
+  const handler = HANDLERS[cmd.spec.name] ?? (() => unsupported(cmd.spec.name));
+  await handler({ ctx, cmd, model, current: currentPane(model, ctx) });
 }

@@ -53,6 +53,8 @@ export interface TWindow {
   panes: TPane[];
   active: boolean;
   workspace: number;
+  /** The workspace's title (`session` or `session:window`). */
+  title: string;
   cols: number;
   rows: number;
 }
@@ -107,10 +109,10 @@ export function buildModel(workspaces: WorkspaceInfo[], surfaces: SurfaceInfo[])
       panes: [],
       active: ws.active,
       workspace: ws.index,
+      title: ws.title,
       cols: ws.cols,
       rows: ws.rows,
     };
-    if (ws.active) session.attached = true;
     session.windows.push(w);
     model.windows.push(w);
     for (const id of ws.surface_ids) {

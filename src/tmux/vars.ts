@@ -64,7 +64,6 @@ export function paneLookup(p: TPane, state: ShimState): Lookup {
     session_id: () => `$${s.id}`,
     session_windows: () => String(s.windows.length),
     session_attached: () => b(s.attached),
-    client_control_mode: () => "0",
     host: () => hostname(),
     host_short: () => hostname().split(".")[0],
     pid: () => "",
