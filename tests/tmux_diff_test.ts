@@ -257,6 +257,10 @@ Deno.test({
       assert.deepEqual(differences, [], `differences not listed in docs/tmux.md:\n${differences.join("\n")}`);
     } finally {
       await runCommand(TMUX, ["-L", name, "kill-server"]).catch(() => {});
+      // tmux leaves its socket file behind when its server exits.
+      await Deno.remove(`${Deno.env.get("TMUX_TMPDIR") ?? "/tmp"}/tmux-${Deno.uid()}/${name}`).catch(
+        () => {},
+      );
       await host?.stop();
     }
   },
