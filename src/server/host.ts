@@ -9,6 +9,7 @@
 import { PluginHost, type PluginOptions } from "../plugins/service.ts";
 import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
+import { shimEnv } from "../tmux/shim.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "../core/bus.ts";
 import { PanePool } from "../core/pane/pool.ts";
@@ -183,6 +184,10 @@ interface Parts {
 async function buildParts(opts: HostOptions, config: Config, log: (line: string) => void): Promise<Parts> {
   const bus = new EventBus();
   const pool = new PanePool(config.host.pane_workers, log);
+  // tmux_compat: every pane gets TMUX and the tmux shim first on its PATH (docs/tmux.md).
+  if (config.tmux_compat) {
+    config.terminal.env = { ...shimEnv(opts.socketPath, Deno.env), ...config.terminal.env };
+  }
   const registry = new Registry(config, pool, bus, opts.socketPath);
   bus.watchers = (surfaces) => pool.watch(surfaces);
   // One worker does the host's /proc reads: agent detection's and reaping's.

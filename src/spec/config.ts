@@ -25,6 +25,7 @@ export const ConfigSchema = z.strictObject({
   ai_injection_fence: z.boolean().default(true),
   submit_paste_delay_ms: z.number().int().min(0).max(10_000).default(70),
   agent_stall_threshold_secs: z.number().positive().default(120),
+  tmux_compat: z.boolean().default(false),
   terminal: z.strictObject({
     env: z.record(z.string(), z.string()).default({}),
     cols: z.number().int().min(2).max(1000).default(200),

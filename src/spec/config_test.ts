@@ -8,6 +8,7 @@ const DEFAULTS = {
   ai_injection_fence: true,
   submit_paste_delay_ms: 70,
   agent_stall_threshold_secs: 120,
+  tmux_compat: false,
   terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000, kill_grace_ms: 2000 },
   agents: {},
   hosts: {},

@@ -118,6 +118,10 @@ export const methods = {
     pane_name: PaneFields.name.describe("Name of the first pane"),
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
+  "workspace.rename": z.strictObject({
+    index: WorkspaceIndex.optional().describe("Default: the active workspace"),
+    name: z.string().min(1).max(200).describe("The new title"),
+  }).describe("Retitle a workspace (tmux rename-window / rename-session)"),
   "workspace.close": z.strictObject({ index: WorkspaceIndex.optional() }),
   "workspace.up": WorkspaceSpec.describe("Bring up a workspace spec (paneflow up); cwds absolute"),
   "workspace.restore_layout": z.strictObject({
@@ -175,6 +179,12 @@ export const methods = {
       .describe("Run the new pane in the managed worktree <repo>.worktrees/<branch> of cwd's repository"),
     ...PaneFields,
   }),
+  "surface.respawn": z.strictObject({
+    surface_id: SurfaceId,
+    command: PaneFields.command.describe("Shell command to run (default: the shell)"),
+    cwd: PaneFields.cwd,
+    env: PaneFields.env.describe("Added to the pane's environment"),
+  }).describe("Run a new program in a pane (tmux respawn-pane -k): the old one gets SIGHUP; the id stays"),
   "surface.explain": z.strictObject({ surface_id: SurfaceId }),
   "fleet.list": Empty,
   "ai.session_start": AiFrame,

@@ -179,6 +179,7 @@ const workspace = {
   "workspace.current": WorkspaceDescription,
   "workspace.create": WorkspaceDescription.extend({ surface_id: Id.describe("The first pane") }),
   "workspace.select": WorkspaceDescription,
+  "workspace.rename": WorkspaceDescription,
   "workspace.close": z.object({ closed: Int.describe("Index the workspace had") }),
   "workspace.up": z.object({
     index: Int,
@@ -311,6 +312,7 @@ const surface = {
     elapsed_ms: Int,
   }),
   "surface.split": PaneDescription,
+  "surface.respawn": PaneDescription,
   "surface.ask": z.object({
     surface_id: Id,
     reply: z.string().describe("The rows between the echo and the marker (inside the fence when fenced)"),

@@ -31,6 +31,7 @@ export const PaneSpec = z.strictObject({
   setup: z.string().min(1).optional().describe("Shell command run in the pane before its program"),
   setup_timeout_secs: z.number().int().min(1).max(86_400).optional(),
   worktree_teardown: z.enum(["auto", "keep"]).optional(),
+  tmux_compat: z.boolean().optional().describe("TMUX, TMUX_PANE and the tmux shim on PATH (docs/tmux.md)"),
 });
 
 /** A workspace spec: the TOML file, and the params of `workspace.up`. */
@@ -38,6 +39,7 @@ export const WorkspaceSpec = z.strictObject({
   name: z.string().min(1).optional().describe('Workspace title (default "Workspace")'),
   layout: Layout.optional(),
   port_base: z.number().int().min(1).max(65_535).optional(),
+  tmux_compat: z.boolean().optional().describe("Every pane's default for tmux_compat"),
   panes: z.array(PaneSpec).min(1),
 });
 
@@ -72,6 +74,8 @@ export interface ResolvedPane {
   worktree: WorktreeSpec | null;
   setup: string | null;
   setup_timeout_secs: number;
+  /** TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md). */
+  tmux_compat: boolean;
 }
 
 /** A workspace with defaults applied and paths resolved. */

@@ -25,6 +25,7 @@ import type { PanePool } from "../core/pane/pool.ts";
 import type { Typist } from "../typing/mod.ts";
 import type { Config } from "../spec/config.ts";
 import { paneBaseEnv, paneShell } from "../core/pane/env.ts";
+import { shimEnv } from "../tmux/shim.ts";
 import { createWorktree, teardownWorktree, WorktreeManager, type WorktreePlan } from "./worktree.ts";
 
 /** A pane of a `workspace.up` result. */
@@ -352,7 +353,8 @@ function paneOptions(
   cwd: string,
   shell: string,
 ): { opts: PaneOptions; hooks: ReturnType<typeof perLaunch> } {
-  const opts: PaneOptions = { cwd, env: p.env, ...(p.name !== null ? { name: p.name } : {}) };
+  const env = p.tmux_compat ? { ...shimEnv(ctx.socketPath, Deno.env), ...p.env } : p.env;
+  const opts: PaneOptions = { cwd, env, ...(p.name !== null ? { name: p.name } : {}) };
   const wrapped = (command: string | null) => [
     "/bin/sh",
     "-c",

@@ -209,7 +209,14 @@ export function checkWorkspace(
   const issues = schemaIssues(raw);
   const top = asTable(raw) ?? {};
   if (typeof top.name === "string") issues.push(...tokenIssues(top.name, ["name"], false));
-  const scan: PaneScan = { issues, opts, lookup: opts.env ?? Deno.env, names: new Map(), focused: null };
+  const scan: PaneScan = {
+    issues,
+    opts,
+    lookup: opts.env ?? Deno.env,
+    names: new Map(),
+    focused: null,
+    tmuxCompat: top.tmux_compat === true,
+  };
   const panes: ResolvedPane[] = [];
   (Array.isArray(top.panes) ? top.panes : []).forEach((p: unknown, index: number) => {
     const pane = asTable(p);
@@ -242,6 +249,8 @@ interface PaneScan {
   names: Map<string, number>;
   /** The index of the first pane with `focus = true`. */
   focused: number | null;
+  /** The workspace's `tmux_compat`, every pane's default. */
+  tmuxCompat: boolean;
 }
 
 /** One pane table's problems (added to `scan.issues`), and the pane resolved when it has a directory. */
@@ -292,6 +301,7 @@ function checkPane(pane: Record<string, unknown>, index: number, scan: PaneScan)
     setup_timeout_secs: typeof pane.setup_timeout_secs === "number"
       ? pane.setup_timeout_secs
       : DEFAULT_SETUP_TIMEOUT_SECS,
+    tmux_compat: typeof pane.tmux_compat === "boolean" ? pane.tmux_compat : scan.tmuxCompat,
   };
 }
 

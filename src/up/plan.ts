@@ -28,6 +28,8 @@ export interface PanePlan {
   setup_timeout_secs: number;
   prompt: string | null;
   focus: boolean;
+  /** TMUX, TMUX_PANE and the tmux shim on PATH (docs/tmux.md). */
+  tmux_compat: boolean;
 }
 
 /** Options for {@link planPanes}. */
@@ -122,6 +124,7 @@ export async function planPanes(
       setup_timeout_secs: p.setup_timeout_secs,
       prompt: p.prompt,
       focus: p.focus,
+      tmux_compat: p.tmux_compat,
     });
   }
   const wantPort = panes.filter((p) => Object.values(p.env).some((v) => v.includes(PORT_TOKEN)));

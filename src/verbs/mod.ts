@@ -217,6 +217,11 @@ export const verbs: VerbEntry[] = [
     load: () => dyn("api"),
   },
   {
+    name: "tmux",
+    summary: "Speak tmux: run tmux commands (split-window, list-panes, ...) on this host's panes",
+    load: () => dyn("tmux"),
+  },
+  {
     name: "hosts",
     summary: "List the config's remote hosts with reachability and versions",
     load: () => dyn("hosts"),

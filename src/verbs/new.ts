@@ -1,6 +1,6 @@
 import { connectOrStart } from "../client/autostart.ts";
 import { defineVerb, printJson } from "./_verb.ts";
-import { absoluteDir } from "./_env.ts";
+import { absoluteDir, withTmuxEnv } from "./_env.ts";
 
 export default defineVerb({
   name: "new",
@@ -27,6 +27,10 @@ export default defineVerb({
       value: "<KEY=VALUE>",
       description: "Set an environment variable in the pane",
     },
+    "tmux-compat": {
+      type: "boolean",
+      description: "Give the pane TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md)",
+    },
     "no-autostart": { type: "boolean", description: "Fail instead of starting a host" },
   },
   positionals: [],
@@ -40,6 +44,9 @@ export default defineVerb({
       if (opts["pane-name"] !== undefined) params.pane_name = opts["pane-name"];
       if (opts.layout !== undefined) params.layout = opts.layout;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      if (opts["tmux-compat"]) {
+        params.env = await withTmuxEnv(params.env as Record<string, string> | undefined);
+      }
       printJson(await client.call("workspace.create", params));
       return 0;
     } finally {

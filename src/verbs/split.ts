@@ -2,7 +2,7 @@ import { withClient } from "../client/client.ts";
 import { resolveOne } from "../client/selectors.ts";
 import { UsageError } from "../errors.ts";
 import { defineVerb, printJson } from "./_verb.ts";
-import { absoluteDir } from "./_env.ts";
+import { absoluteDir, withTmuxEnv } from "./_env.ts";
 
 export default defineVerb({
   name: "split",
@@ -26,6 +26,10 @@ export default defineVerb({
       value: "<KEY=VALUE>",
       description: "Set an environment variable in the pane",
     },
+    "tmux-compat": {
+      type: "boolean",
+      description: "Give the pane TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md)",
+    },
     worktree: {
       type: "string",
       value: "<branch>",
@@ -46,6 +50,9 @@ export default defineVerb({
       if (opts.name !== undefined) params.name = opts.name;
       if (opts.worktree !== undefined) params.managed_worktree = opts.worktree;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      if (opts["tmux-compat"]) {
+        params.env = await withTmuxEnv(params.env as Record<string, string> | undefined);
+      }
       printJson(await client.call("surface.split", params));
       return 0;
     });
