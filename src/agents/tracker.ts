@@ -205,6 +205,8 @@ export class AgentTracker {
       frame.event === "codex-notify" && a.sessionId && frame.session_id && frame.session_id !== a.sessionId
     ) return;
     if (frame.session_id && frame.event !== "codex-notify") a.sessionId = frame.session_id;
+    // Codex's thread id comes only with notify (the title side-thread's never reaches here).
+    if (frame.session_id && frame.event === "codex-notify") a.sessionId ??= frame.session_id;
     a.hooked = true;
     a.lastActivity = now;
     a.lastHook = { method, event: frame.event ?? null, at: now, params: frame };
@@ -437,6 +439,16 @@ export class AgentTracker {
   /** The tracked agent's family, or null. */
   toolOf(id: number): string | null {
     return this.#agents.get(id)?.tool ?? null;
+  }
+
+  /** The agent's own conversation id (Claude Code's session_id, Codex's thread id), or null. */
+  sessionOf(id: number): string | null {
+    return this.#agents.get(id)?.sessionId ?? null;
+  }
+
+  /** The tracked agent's process id, or null. */
+  pidOf(id: number): number | null {
+    return this.#agents.get(id)?.pid ?? null;
   }
 
   /** The screen rules of the pane's agent, or null. */

@@ -35,6 +35,8 @@ export interface Surface {
   workspace: Workspace;
   pid: number;
   argv: string[];
+  /** The environment the pane was given at creation (without the host's and PANEFLOW_*). */
+  env: Record<string, string>;
   cwd: string;
   cols: number;
   rows: number;
@@ -108,6 +110,7 @@ function newSurface(
     workspace: ws,
     pid: 0,
     argv: opts.shownArgv ?? p.argv,
+    env: { ...opts.env },
     cwd: p.cwd,
     cols: p.cols,
     rows: p.rows,

@@ -26,6 +26,7 @@ import { HostGuard } from "../core/isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
 import { PaneIO } from "../paneio/service.ts";
 import { Typist } from "../typing/mod.ts";
+import { type Restorer, restoreService } from "../restore/mod.ts";
 
 /** A running host. */
 export interface Host {
@@ -55,6 +56,8 @@ export interface HostOptions {
   plugins?: PluginOptions;
   /** The message queue's root (`serve --queue`); else config `queue.root`; none: no delivery. */
   queueRoot?: string;
+  /** `serve --restore`: restore the last host's workspaces at start, whatever config `restore` says. */
+  restore?: "on";
 }
 
 /** This process's stdin and stdout as one connection. */
@@ -173,6 +176,7 @@ interface Parts {
   typing: Typist;
   paneio: PaneIO;
   guard: HostGuard;
+  restore: Restorer;
 }
 
 /**
@@ -204,7 +208,6 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     sessions.onWorkerEvent(ev);
   });
   const plugins = new PluginHost(sessions, pool, opts.plugins);
-  registry.describeExtra = (s) => plugins.describeSurface(s.session);
   try {
     await plugins.loadStartup(opts.plugins?.manifests ?? []);
   } catch (e) {
@@ -222,7 +225,22 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
-  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard };
+  const restore = restoreService({
+    config,
+    registry,
+    pool,
+    agents,
+    bus,
+    socketPath: opts.socketPath,
+    log,
+    mode: opts.restore,
+  });
+  registry.describeExtra = (s) => {
+    const mark = restore.markOf(s.id);
+    const extra = plugins.describeSurface(s.session);
+    return mark ? { ...extra, restored: mark } : extra;
+  };
+  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard, restore };
 }
 
 /**
@@ -261,6 +279,9 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
       },
       dispose: () => paneio.dispose(),
     },
+    // src/restore/: last of all at start (the last host's workspaces back), first at a stop
+    // (the journal written while every pane still runs).
+    { name: "restore", start: () => parts.restore.start(), dispose: () => parts.restore.dispose() },
   ];
 }
 
@@ -377,6 +398,7 @@ function contextOf(
     sessions: parts.sessions,
     plugins: parts.plugins,
     paneio: parts.paneio,
+    restore: parts.restore,
     connections: more.connections,
     clients: more.clients,
     bus: parts.bus,

@@ -13,6 +13,7 @@
 import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
+import { restoreMethods } from "./restore.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -185,6 +186,7 @@ export const methods = {
   "ai.exit": AiFrame,
   "ai.session_end": AiFrame,
   ...paneioMethods,
+  ...restoreMethods,
 } as const;
 
 /** A method name. */

@@ -1,0 +1,65 @@
+/**
+ * Restore on the host's core: the {@link Restorer} over the registry, the
+ * agent tracker and the pane workers, seen through the narrow
+ * {@link RestoreHost}. The server adds it as a service and dispatches the
+ * `restore.*` methods to it. docs/restore.md.
+ *
+ * @module
+ */
+import type { EventBus } from "../core/bus.ts";
+import type { PanePool } from "../core/pane/pool.ts";
+import type { Registry, Workspace } from "../core/registry.ts";
+import { paneShell } from "../core/pane/env.ts";
+import type { Config } from "../spec/config.ts";
+import { type RestoreHost, Restorer } from "./service.ts";
+
+export { Restorer } from "./service.ts";
+export type { RestoredMark, RestoreReport } from "./service.ts";
+
+/** The agent tracker's part restore reads (src/agents/tracker.ts). */
+export interface AgentLookup {
+  toolOf(id: number): string | null;
+  sessionOf(id: number): string | null;
+  pidOf(id: number): number | null;
+}
+
+/** Builds the host's restore service; `mode` overrides the config (`serve --restore`). */
+export function restoreService(parts: {
+  config: Config;
+  registry: Registry;
+  pool: PanePool;
+  agents: AgentLookup;
+  bus: EventBus;
+  socketPath: string;
+  log: (line: string) => void;
+  mode?: "off" | "ask" | "on";
+}): Restorer {
+  const { registry, pool, agents } = parts;
+  const host: RestoreHost = {
+    shell: paneShell(parts.config),
+    workspaces: () => registry.workspaces,
+    surface: (id) => registry.surfaces.get(id),
+    activeIndex: () => registry.activeIndex,
+    agent(id) {
+      const tool = agents.toolOf(id);
+      return tool ? { tool, sessionId: agents.sessionOf(id), pid: agents.pidOf(id) } : null;
+    },
+    async history(id, lines) {
+      return (await pool.read(id, lines, 0)).lines;
+    },
+    restart: () => false,
+    log: parts.log,
+    createWorkspace: (opts) => registry.createWorkspace(opts),
+    addPane: (ws, opts) => registry.addPane(ws as Workspace, opts, null),
+    setLayout: (ws, layout) => registry.restoreLayout(ws as Workspace, layout),
+    focus: (id) => registry.focus(registry.surface(id)),
+    select: (ws) => void registry.select(`w${ws.key}`),
+  };
+  const restorer = new Restorer(host, {
+    socketPath: parts.socketPath,
+    mode: parts.mode ?? parts.config.restore.mode,
+    historyLines: parts.config.restore.history_lines,
+  });
+  parts.bus.tap((ev) => restorer.onEvent(ev.type));
+  return restorer;
+}
