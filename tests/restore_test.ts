@@ -210,3 +210,112 @@ Deno.test("restore: shells in their cwds, less, vim, names and layout come back 
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("restore: bad input — a cwd gone, an agent uninstalled, a conversation forgotten, a journal of another version", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pf-rb-" }));
+  const state = `${root}/state`;
+  const run = `${root}/run`;
+  const work = `${root}/work`;
+  const claudeDir = `${root}/claude-config`;
+  for (const d of [run, work, `${claudeDir}/projects`]) await Deno.mkdir(d, { recursive: true });
+  const get = (k: string) => k === "XDG_STATE_HOME" ? state : undefined;
+  const paths = journalPaths(`${run}/s.sock`, { get });
+  const pane = (id: number, name: string, over: Record<string, unknown>) => ({
+    surface_id: id,
+    name,
+    argv: ["/bin/sh"],
+    env: {},
+    cwd: work,
+    foreground: null,
+    agent: null,
+    restart: false,
+    exit_code: null,
+    history: null,
+    ...over,
+  });
+  const journal = {
+    version: 1,
+    socket: `${run}/s.sock`,
+    pid: 1,
+    written_at: Date.now(),
+    workspaces: [{
+      id: "w1",
+      title: "broken",
+      active: true,
+      preset: "even_h",
+      layout: { direction: "h", children: [1, 2, 3, 4].map((surface_id) => ({ surface_id })) },
+      focused: 1,
+      cols: 200,
+      rows: 50,
+      cwd: work,
+      panes: [
+        pane(1, "nodir", { cwd: `${work}/removed/sub` }),
+        pane(2, "noagent", { agent: { tool: "claude", session_id: "s1", argv: [`${root}/bin/claude`] } }),
+        pane(3, "forgotten", {
+          env: { CLAUDE_CONFIG_DIR: claudeDir },
+          agent: { tool: "claude", session_id: "0b7c-unknown", argv: ["/bin/sh", "--model", "m"] },
+        }),
+        pane(4, "fine", {}),
+      ],
+    }],
+  };
+  await Deno.mkdir(paths.dir, { recursive: true });
+  await Deno.writeTextFile(paths.live, JSON.stringify(journal));
+  const host = await startHost({ dir: run, env: { XDG_STATE_HOME: state } });
+  try {
+    const list = await host.cli(["restore", "--list"]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /workspace "broken" \(w1\): 4 pane\(s\)/);
+    assert.match(list.stdout, /nodir .*\n {4}problem: its directory ".*\/removed\/sub" no longer exists/);
+    assert.match(
+      list.stdout,
+      /noagent .*\n {4}problem: the agent's command ".*\/bin\/claude" is no longer installed/,
+    );
+    assert.match(
+      list.stdout,
+      /forgotten .*\n {4}problem: claude no longer has the conversation "0b7c-unknown"/,
+    );
+    const r = await host.cli(["restore"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /workspace "broken" \(w1\): restored/);
+    for (
+      const [name, why] of [
+        ["nodir", /not restored as it was: its directory ".*\/removed\/sub" no longer exists/],
+        ["noagent", /not restored as it was: the agent's command ".*\/bin\/claude" is no longer installed/],
+        ["forgotten", /not restored as it was: claude no longer has the conversation "0b7c-unknown"/],
+      ] as const
+    ) {
+      await waitUntil(
+        `${name}'s reason on screen`,
+        async () => {
+          const r = await host.cli(["read", name, "--raw", "--join"]);
+          const text = r.stdout;
+          if (!why.test(text)) throw new Error(text);
+          return true;
+        },
+      );
+    }
+    const { byName } = await shape(host);
+    assert.equal(byName.get("nodir")!.cwd, work, "the nearest directory that still exists");
+    assert.equal(byName.get("fine")!.restored?.how, "shell");
+    // A second restore finds nothing waiting; naming a workspace the journal lacks is an error.
+    assert.match((await host.cli(["restore"])).stdout, /Nothing to restore/);
+    const bad = await host.cli(["restore", "nope"]);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /No workspace "nope" in the journal/);
+  } finally {
+    await host.stop();
+  }
+  // A journal of another version is set aside and reported; the host starts.
+  await Deno.writeTextFile(paths.live, JSON.stringify({ version: 99, workspaces: [] }));
+  const next = await startHost({ dir: run, env: { XDG_STATE_HOME: state } });
+  try {
+    const plan = await next.call<{ problem: string | null; workspaces: unknown[] }>("restore.plan");
+    assert.match(plan.problem!, /format version 99, this paneflow reads 1/);
+    assert.match(next.log(), /restore: The journal ".*" was set aside as ".*\.bad-\d+"/);
+    assert.match((await next.cli(["restore", "--list"])).stdout, /problem: The journal/);
+  } finally {
+    await next.stop();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
