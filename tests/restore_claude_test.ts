@@ -140,11 +140,7 @@ Deno.test("restore: two hooked Claude Code panes in one directory resume their o
         for (const key of ["ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR", "HOME", "ANTHROPIC_API_KEY"]) {
           assert.equal(e.get(key), setup.env[key], `${name}: ${key} as given`);
         }
-        const { surfaces } = await host.call<
-          { surfaces: { name: string; cwd: string; restored?: { how: string } }[] }
-        >(
-          "surface.list",
-        );
+        const { surfaces } = await host.call("surface.list");
         const s = surfaces.find((x) => x.name === name)!;
         assert.equal(s.restored?.how, "resume");
         assert.equal(s.cwd, setup.projectDir);

@@ -45,10 +45,7 @@ export const PaneDescription = z.object({
   adapter: z.string().optional().describe("The adapter driving the pane (adapter.start)"),
   adapter_plugin: z.string().optional().describe("The adapter's plugin"),
   adapter_state: Nullable(z.string()).optional().describe("The adapter's last classified state"),
-  restored: RestoredMark.optional()
-    .describe(
-      "The pane was restored (docs/restore.md): the first history_lines lines are the last host's, then the marker",
-    ),
+  restored: RestoredMark.optional().describe("What a restored pane shows of the last host (docs/restore.md)"),
 });
 
 /** A split tree, as `layout_tree` gives it. */
@@ -586,6 +583,7 @@ export const results = {
   ...fleet,
   ...ai,
   ...queue,
+  ...restoreResults,
   ...events,
   ...server,
   ...session,

@@ -77,7 +77,7 @@ export default defineVerb({
   run({ opts, args }) {
     const req = restoreRequest(opts, args);
     return withClient(async (client) => {
-      const r = await client.call(req.method, { workspaces: req.workspaces }) as RestoreReport;
+      const r: RestoreReport = await client.call(req.method, { workspaces: req.workspaces });
       if (req.show === "json") printJson(r);
       else for (const line of renderReport(r, req.show, req.method === "restore.run")) printLine(line);
       return 0;
