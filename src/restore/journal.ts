@@ -132,3 +132,27 @@ export async function readJournal(path: string): Promise<ReadOutcome> {
   await Deno.rename(path, aside).catch(() => {});
   return { journal: null, problem: `The journal "${path}" was set aside as "${aside}": ${why!}` };
 }
+
+/**
+ * The working directories of the panes a journal of this socket would bring
+ * back (the live one, else the one waiting), without validating or moving
+ * anything: what `up`'s orphan pruning leaves alone when the host restores
+ * at start.
+ */
+export async function journaledDirs(socketPath: string, env: Env = Deno.env): Promise<string[]> {
+  const paths = journalPaths(socketPath, env);
+  for (const file of [paths.live, paths.previous]) {
+    try {
+      const data = JSON.parse(await Deno.readTextFile(file));
+      const dirs: string[] = [];
+      for (const w of data?.workspaces ?? []) {
+        for (const p of w?.panes ?? []) {
+          if (typeof p?.cwd === "string") dirs.push(p.cwd);
+          if (typeof p?.up?.worktree === "string") dirs.push(p.up.worktree);
+        }
+      }
+      if (dirs.length) return dirs;
+    } catch { /* none, or unreadable: Restorer.start reports it */ }
+  }
+  return [];
+}

@@ -12,8 +12,10 @@ import type { Registry, Workspace } from "../core/registry.ts";
 import { paneShell } from "../core/pane/env.ts";
 import type { Config } from "../spec/config.ts";
 import { type RestoreHost, Restorer } from "./service.ts";
+import { adoptUpOrigin, type UpHost, upOrigin } from "../up/apply.ts";
 
 export { Restorer } from "./service.ts";
+export { journaledDirs } from "./journal.ts";
 export type { RestoredMark, RestoreReport } from "./service.ts";
 
 /** The agent tracker's part restore reads (src/agents/tracker.ts). */
@@ -35,6 +37,7 @@ export function restoreService(parts: {
   mode?: "off" | "ask" | "on";
 }): Restorer {
   const { registry, pool, agents } = parts;
+  const up: UpHost = { config: parts.config, registry, pool, socketPath: parts.socketPath, log: parts.log };
   const host: RestoreHost = {
     shell: paneShell(parts.config),
     workspaces: () => registry.workspaces,
@@ -48,6 +51,8 @@ export function restoreService(parts: {
       return (await pool.read(id, lines, 0)).lines;
     },
     restart: () => false,
+    upOrigin: (id) => upOrigin(up, id),
+    adoptUpOrigin: (id, origin) => adoptUpOrigin(up, id, origin),
     log: parts.log,
     createWorkspace: (opts) => registry.createWorkspace(opts),
     addPane: (ws, opts) => registry.addPane(ws as Workspace, opts, null),

@@ -140,8 +140,15 @@ export function planPane(
   let problem: string | null = null;
   let cwd = pane.cwd;
   if (!probe.isDir(cwd)) {
-    cwd = nearestDir(cwd, probe);
-    problem = `its directory "${pane.cwd}" no longer exists`;
+    // A worktree (`up`'s `<repo>.worktrees/<branch>`) removed meanwhile: the repository.
+    const repo = /^(.+)\.worktrees\/[^/]+(\/|$)/.exec(pane.up?.worktree ?? cwd)?.[1];
+    if (repo && probe.isDir(repo)) {
+      cwd = repo;
+      problem = `its worktree "${pane.up?.worktree ?? cwd}" was removed; it starts in the repository`;
+    } else {
+      cwd = nearestDir(cwd, probe);
+      problem = `its directory "${pane.cwd}" no longer exists`;
+    }
   }
   const shellArgv = isShell(pane.argv) ? pane.argv : [ctx.shell];
   const asShell = (how: PanePlan["how"], note: string | null, why: string | null): PaneSpawn => ({

@@ -20,6 +20,7 @@ const pane = (over: Partial<JournalPane> = {}): JournalPane => ({
   restart: false,
   exit_code: null,
   history: null,
+  up: null,
   ...over,
 });
 
@@ -120,4 +121,16 @@ Deno.test("planPane: bad input comes back as a shell with the reason", () => {
   const plainGone = plan(pane({ cwd: "/nowhere" }), probe({ isDir: (p) => p === "/" }));
   assert.equal(plainGone.plan.cwd, "/");
   assert.equal(plainGone.plan.problem, 'its directory "/nowhere" no longer exists');
+  const wt = plan(
+    pane({
+      cwd: "/src/repo.worktrees/feat/lib",
+      up: { title: "t", index: 0, port: null, worktree: "/src/repo.worktrees/feat" },
+    }),
+    probe({ isDir: (p) => p === "/src/repo" || p === "/" }),
+  );
+  assert.equal(wt.plan.cwd, "/src/repo");
+  assert.equal(
+    wt.plan.problem,
+    'its worktree "/src/repo.worktrees/feat" was removed; it starts in the repository',
+  );
 });

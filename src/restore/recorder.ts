@@ -53,6 +53,8 @@ export interface RecorderHost {
   history(id: number, lines: number): Promise<string[]>;
   /** Panes to start again as they were (not as a shell). */
   restart(id: number): boolean;
+  /** Which `up` started the pane (src/up/apply.ts), or null. */
+  upOrigin(id: number): JournalPane["up"];
   log(line: string): void;
 }
 
@@ -277,6 +279,7 @@ export class Recorder {
       restart: this._host.restart(s.id),
       exit_code: s.exit?.exit_code ?? null,
       history: k.history,
+      up: this._host.upOrigin(s.id),
     };
   }
 }

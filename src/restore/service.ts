@@ -42,6 +42,11 @@ export interface RestoreHost extends RecorderHost {
   addPane(ws: RecordedWorkspace, opts: RestoredPaneOptions): Promise<RecordedSurface>;
   setLayout(ws: RecordedWorkspace, layout: Layout): Promise<void>;
   focus(surfaceId: number): void;
+  /** The restored pane takes over the `up` origin of the pane it replaces. */
+  adoptUpOrigin(
+    surfaceId: number,
+    origin: NonNullable<Journal["workspaces"][number]["panes"][number]["up"]>,
+  ): void;
   select(ws: RecordedWorkspace): void;
 }
 
@@ -288,6 +293,7 @@ export class Restorer {
         surface = await this.#spawn(ws, made, opts);
       }
       made ??= surface.workspace;
+      if (pane.up) this._host.adoptUpOrigin(surface.id, pane.up);
       ids.set(pane.surface_id, surface.id);
       plan.surface_id = surface.id;
       this.#marks.set(surface.id, { history_lines: lines, marker, how: plan.how, note: plan.note });

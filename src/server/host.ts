@@ -26,7 +26,7 @@ import { HostGuard } from "../core/isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
 import { PaneIO } from "../paneio/service.ts";
 import { Typist } from "../typing/mod.ts";
-import { type Restorer, restoreService } from "../restore/mod.ts";
+import { journaledDirs, type Restorer, restoreService } from "../restore/mod.ts";
 
 /** A running host. */
 export interface Host {
@@ -361,12 +361,15 @@ async function acceptLoop(
 }
 
 /** Claims the socket path: refuses a live host's, takes a dead one's over. */
-async function claim(socketPath: string, log: (line: string) => void): Promise<void> {
+async function claim(socketPath: string, log: (line: string) => void, restore: string): Promise<void> {
   if (new TextEncoder().encode(socketPath).length > 107) {
     throw new Error(`Socket path is too long (over 107 bytes): ${socketPath}`);
   }
   await claimSocket(socketPath);
-  await pruneOrphanWorktrees(socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
+  // A host that restores at start keeps the worktrees its restored panes work in.
+  const journaled = restore === "on" ? await journaledDirs(socketPath) : [];
+  const keep = (path: string) => journaled.some((d) => d === path || d.startsWith(`${path}/`));
+  await pruneOrphanWorktrees(socketPath, log, keep).catch((e) => log(`worktree prune failed: ${e.message}`));
 }
 
 /** Listens on the claimed path, 0600. */
@@ -409,7 +412,7 @@ function contextOf(
 export async function startHost(opts: HostOptions): Promise<Host> {
   const log = opts.log ?? ((line: string) => console.error(`paneflow: ${line}`));
   const config = opts.config ?? await loadConfig();
-  await claim(opts.socketPath, log);
+  await claim(opts.socketPath, log, opts.restore ?? config.restore.mode);
   const parts = await buildParts(opts, config, log);
   const { listener, socketIno } = await listenOn(opts.socketPath);
   const services = servicesOf(parts, opts);

@@ -58,6 +58,14 @@ export const JournalPane = z.object({
   exit_code: Int.nullable(),
   /** The history file in the journal's history directory (null: none kept). */
   history: z.string().nullable(),
+  /** The `up` that started the pane: its workspace title, place in the spec, port, worktree. */
+  up: z.object({
+    title: z.string(),
+    index: Int.min(0),
+    port: Int.nullable(),
+    worktree: z.string().nullable(),
+  }).nullable().default(null),
+  // Per-pane capabilities join here once the host grants them (docs/restore.md, "Not yet").
 });
 
 /** One workspace in the journal. */
