@@ -204,9 +204,7 @@ export class AgentTracker {
     if (
       frame.event === "codex-notify" && a.sessionId && frame.session_id && frame.session_id !== a.sessionId
     ) return;
-    if (frame.session_id && frame.event !== "codex-notify") a.sessionId = frame.session_id;
-    // Codex's thread id comes only with notify (the title side-thread's never reaches here).
-    if (frame.session_id && frame.event === "codex-notify") a.sessionId ??= frame.session_id;
+    if (frame.session_id && (frame.event !== "codex-notify" || !a.sessionId)) a.sessionId = frame.session_id;
     a.hooked = true;
     a.lastActivity = now;
     a.lastHook = { method, event: frame.event ?? null, at: now, params: frame };
@@ -441,14 +439,10 @@ export class AgentTracker {
     return this.#agents.get(id)?.tool ?? null;
   }
 
-  /** The agent's own conversation id (Claude Code's session_id, Codex's thread id), or null. */
-  sessionOf(id: number): string | null {
-    return this.#agents.get(id)?.sessionId ?? null;
-  }
-
-  /** The tracked agent's process id, or null. */
-  pidOf(id: number): number | null {
-    return this.#agents.get(id)?.pid ?? null;
+  /** The agent's family, own conversation id (its hooks'; Codex: its first notify) and process, or null. */
+  agentOf(id: number): { tool: string; sessionId: string | null; pid: number | null } | null {
+    const a = this.#agents.get(id);
+    return a ? { tool: a.tool, sessionId: a.sessionId, pid: a.pid } : null;
   }
 
   /** The screen rules of the pane's agent, or null. */

@@ -20,9 +20,7 @@ export type { RestoredMark, RestoreReport } from "./service.ts";
 
 /** The agent tracker's part restore reads (src/agents/tracker.ts). */
 export interface AgentLookup {
-  toolOf(id: number): string | null;
-  sessionOf(id: number): string | null;
-  pidOf(id: number): number | null;
+  agentOf(id: number): { tool: string; sessionId: string | null; pid: number | null } | null;
 }
 
 /** Builds the host's restore service; `mode` overrides the config (`serve --restore`). */
@@ -32,21 +30,27 @@ export function restoreService(parts: {
   pool: PanePool;
   agents: AgentLookup;
   bus: EventBus;
+  /** What `up` types with (src/up/apply.ts's UpHost), for the panes restore hands back to `up`. */
+  typing: UpHost["typing"];
   socketPath: string;
   log: (line: string) => void;
   mode?: "off" | "ask" | "on";
 }): Restorer {
   const { registry, pool, agents } = parts;
-  const up: UpHost = { config: parts.config, registry, pool, socketPath: parts.socketPath, log: parts.log };
+  const up: UpHost = {
+    config: parts.config,
+    registry,
+    pool,
+    typing: parts.typing,
+    socketPath: parts.socketPath,
+    log: parts.log,
+  };
   const host: RestoreHost = {
     shell: paneShell(parts.config),
     workspaces: () => registry.workspaces,
     surface: (id) => registry.surfaces.get(id),
     activeIndex: () => registry.activeIndex,
-    agent(id) {
-      const tool = agents.toolOf(id);
-      return tool ? { tool, sessionId: agents.sessionOf(id), pid: agents.pidOf(id) } : null;
-    },
+    agent: (id) => agents.agentOf(id),
     async history(id, lines) {
       return (await pool.read(id, lines, 0)).lines;
     },

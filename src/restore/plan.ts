@@ -130,104 +130,97 @@ export interface PaneSpawn {
   env: Record<string, string>;
 }
 
-/** Plans one pane; `shell` is the host's shell for panes that come back as one. */
-export function planPane(
-  pane: JournalPane,
-  ctx: { shell: string; probe: Probe; historyLines: number },
-): PaneSpawn {
-  const { probe } = ctx;
-  const env = pane.env;
-  let problem: string | null = null;
-  let cwd = pane.cwd;
-  if (!probe.isDir(cwd)) {
-    // A worktree (`up`'s `<repo>.worktrees/<branch>`) removed meanwhile: the repository.
-    const repo = /^(.+)\.worktrees\/[^/]+(\/|$)/.exec(pane.up?.worktree ?? cwd)?.[1];
-    if (repo && probe.isDir(repo)) {
-      cwd = repo;
-      problem = `its worktree "${pane.up?.worktree ?? cwd}" was removed; it starts in the repository`;
-    } else {
-      cwd = nearestDir(cwd, probe);
-      problem = `its directory "${pane.cwd}" no longer exists`;
-    }
+/** Where the pane starts, and why not where it was (a cwd gone; `up`'s worktree removed). */
+function placeOf(pane: JournalPane, probe: Probe): { cwd: string; problem: string | null } {
+  if (probe.isDir(pane.cwd)) return { cwd: pane.cwd, problem: null };
+  // A worktree (`up`'s `<repo>.worktrees/<branch>`) removed meanwhile: the repository.
+  const worktree = pane.up?.worktree ?? pane.cwd;
+  const repo = /^(.+)\.worktrees\/[^/]+(\/|$)/.exec(worktree)?.[1];
+  if (repo && probe.isDir(repo)) {
+    return { cwd: repo, problem: `its worktree "${worktree}" was removed; it starts in the repository` };
   }
-  const shellArgv = isShell(pane.argv) ? pane.argv : [ctx.shell];
-  const asShell = (how: PanePlan["how"], note: string | null, why: string | null): PaneSpawn => ({
+  return { cwd: nearestDir(pane.cwd, probe), problem: `its directory "${pane.cwd}" no longer exists` };
+}
+
+type Ctx = { shell: string; probe: Probe; historyLines: number };
+
+/** A pane's spawn; `argv` null: the shell. */
+function spawnOf(
+  pane: JournalPane,
+  ctx: Ctx,
+  cwd: string,
+  how: PanePlan["how"],
+  more: { argv?: string[]; note?: string | null; problem?: string | null; then?: string | null } = {},
+): PaneSpawn {
+  const argv = more.argv ?? (isShell(pane.argv) ? pane.argv : [ctx.shell]);
+  const problem = more.problem ?? null;
+  return {
     plan: {
       name: pane.name,
       was_surface_id: pane.surface_id,
       cwd,
-      argv: shellArgv,
+      argv,
       how,
       agent: pane.agent?.tool ?? null,
       session_id: pane.agent?.session_id ?? null,
-      note: why ? `paneflow: not restored as it was: ${why}` : note,
-      problem: why,
+      note: problem ? `paneflow: not restored as it was: ${problem}` : more.note ?? null,
+      problem,
       history_lines: ctx.historyLines,
       surface_id: null,
     },
-    argv: shellArgv,
-    then: null,
-    env,
-  });
-  const ran = (argv: string[]) => `paneflow: "${shown(argv)}" ran here before the restore`;
+    argv,
+    then: more.then ?? null,
+    env: pane.env,
+  };
+}
 
-  if (pane.agent && pane.exit_code === null) {
-    const { tool, session_id: id, argv } = pane.agent;
-    if (problem) return asShell("shell", null, `${problem}; the agent "${tool}" was not resumed`);
-    if (!probe.runnable(argv[0], env)) {
-      return asShell("shell", null, `the agent's command "${argv[0]}" is no longer installed`);
-    }
-    let run: string[] = argv;
-    let how: PanePlan["how"] = "same";
-    let note: string | null = null;
-    const resumed = id ? resumeArgv(tool, argv, id) : null;
-    if (id && resumed) {
-      if (probe.knowsSession(tool, id, env) === false) {
-        return asShell("shell", null, `${tool} no longer has the conversation "${id}"`);
-      }
-      run = resumed;
-      how = "resume";
-      note = `paneflow: resuming ${tool}'s conversation ${id}`;
-    } else {
-      note = id
-        ? `paneflow: ${tool} has no resume paneflow knows; started again`
-        : `paneflow: no conversation id was recorded for ${tool} (no hooks); started again`;
-    }
-    const inShell = isShell(pane.argv);
-    return {
-      plan: {
-        name: pane.name,
-        was_surface_id: pane.surface_id,
-        cwd,
-        argv: run,
-        how,
-        agent: tool,
-        session_id: id,
-        note,
-        problem: null,
-        history_lines: ctx.historyLines,
-        surface_id: null,
-      },
-      argv: run,
-      then: inShell ? shellArgv[0] : null,
-      env,
-    };
+/** An agent pane: its own resume, else the same command, else a shell with the reason. */
+function planAgent(pane: JournalPane, ctx: Ctx, cwd: string, problem: string | null): PaneSpawn {
+  const { tool, session_id: id, argv } = pane.agent!;
+  const { probe } = ctx;
+  if (problem) {
+    return spawnOf(pane, ctx, cwd, "shell", { problem: `${problem}; the agent "${tool}" was not resumed` });
   }
-  if (problem) return asShell("shell", null, problem);
+  if (!probe.runnable(argv[0], pane.env)) {
+    return spawnOf(pane, ctx, cwd, "shell", {
+      problem: `the agent's command "${argv[0]}" is no longer installed`,
+    });
+  }
+  const then = isShell(pane.argv) ? pane.argv[0] : null;
+  const resumed = id ? resumeArgv(tool, argv, id) : null;
+  if (id && resumed) {
+    if (probe.knowsSession(tool, id, pane.env) === false) {
+      return spawnOf(pane, ctx, cwd, "shell", { problem: `${tool} no longer has the conversation "${id}"` });
+    }
+    const note = `paneflow: resuming ${tool}'s conversation ${id}`;
+    return spawnOf(pane, ctx, cwd, "resume", { argv: resumed, note, then });
+  }
+  const note = id
+    ? `paneflow: ${tool} has no resume paneflow knows; started again`
+    : `paneflow: no conversation id was recorded for ${tool} (no hooks); started again`;
+  return spawnOf(pane, ctx, cwd, "same", { argv, note, then });
+}
+
+/** Plans one pane; `shell` is the host's shell for panes that come back as one. */
+export function planPane(pane: JournalPane, ctx: Ctx): PaneSpawn {
+  const { cwd, problem } = placeOf(pane, ctx.probe);
+  if (pane.agent && pane.exit_code === null) return planAgent(pane, ctx, cwd, problem);
+  const ran = (argv: string[]) => `paneflow: "${shown(argv)}" ran here before the restore`;
+  if (problem) return spawnOf(pane, ctx, cwd, "shell", { problem });
   if (pane.exit_code !== null) {
-    return asShell("shell", `paneflow: "${shown(pane.argv)}" had exited with code ${pane.exit_code}`, null);
+    const note = `paneflow: "${shown(pane.argv)}" had exited with code ${pane.exit_code}`;
+    return spawnOf(pane, ctx, cwd, "shell", { note });
   }
   if (isShell(pane.argv)) {
-    return asShell("shell", pane.foreground ? ran(pane.foreground) : null, null);
+    return spawnOf(pane, ctx, cwd, "shell", { note: pane.foreground ? ran(pane.foreground) : null });
   }
   if (pane.restart) {
-    if (!probe.runnable(pane.argv[0], env)) {
-      return asShell("shell", null, `its command "${pane.argv[0]}" is no longer installed`);
+    if (!ctx.probe.runnable(pane.argv[0], pane.env)) {
+      return spawnOf(pane, ctx, cwd, "shell", {
+        problem: `its command "${pane.argv[0]}" is no longer installed`,
+      });
     }
-    const spawn = asShell("restart", null, null);
-    spawn.plan.argv = pane.argv;
-    spawn.argv = pane.argv;
-    return spawn;
+    return spawnOf(pane, ctx, cwd, "restart", { argv: pane.argv });
   }
-  return asShell("shell", `${ran(pane.foreground ?? pane.argv)} (not restarted)`, null);
+  return spawnOf(pane, ctx, cwd, "shell", { note: `${ran(pane.foreground ?? pane.argv)} (not restarted)` });
 }

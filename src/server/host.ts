@@ -231,6 +231,7 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     pool,
     agents,
     bus,
+    typing,
     socketPath: opts.socketPath,
     log,
     mode: opts.restore,
@@ -240,7 +241,21 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     const extra = plugins.describeSurface(s.session);
     return mark ? { ...extra, restored: mark } : extra;
   };
-  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard, restore };
+  return {
+    config,
+    log,
+    bus,
+    pool,
+    registry,
+    sessions,
+    plugins,
+    procs,
+    agents,
+    typing,
+    paneio,
+    guard,
+    restore,
+  };
 }
 
 /**
