@@ -250,7 +250,7 @@ Deno.test("restore: bad input — a cwd gone, an agent uninstalled, a conversati
       title: "broken",
       active: true,
       preset: "even_h",
-      layout: { direction: "h", children: [1, 2, 3, 4].map((surface_id) => ({ surface_id })) },
+      layout: { direction: "h", children: [1, 2, 3, 4, 5].map((surface_id) => ({ surface_id })) },
       focused: 1,
       cols: 200,
       rows: 50,
@@ -263,6 +263,7 @@ Deno.test("restore: bad input — a cwd gone, an agent uninstalled, a conversati
           agent: { tool: "claude", session_id: "0b7c-unknown", argv: ["/bin/sh", "--model", "m"] },
         }),
         pane(4, "fine", {}),
+        pane(5, "again", { argv: ["/bin/sh", "-c", "echo STARTED-AGAIN; exec sleep 600"], restart: true }),
       ],
     }],
   };
@@ -272,7 +273,8 @@ Deno.test("restore: bad input — a cwd gone, an agent uninstalled, a conversati
   try {
     const list = await host.cli(["restore", "--list"]);
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /workspace "broken" \(w1\): 4 pane\(s\)/);
+    assert.match(list.stdout, /workspace "broken" \(w1\): 5 pane\(s\)/);
+    assert.match(list.stdout, /again .* restart/);
     assert.match(list.stdout, /nodir .*\n {4}problem: its directory ".*\/removed\/sub" no longer exists/);
     assert.match(
       list.stdout,
@@ -305,6 +307,20 @@ Deno.test("restore: bad input — a cwd gone, an agent uninstalled, a conversati
     const { byName } = await shape(host);
     assert.equal(byName.get("nodir")!.cwd, work, "the nearest directory that still exists");
     assert.equal(byName.get("fine")!.restored?.how, "shell");
+    // restart = true: the command runs again.
+    assert.equal(byName.get("again")!.restored?.how, "restart");
+    await waitUntil(
+      "the restarted command's output",
+      async () => (await readPane(host, "again")).includes("STARTED-AGAIN"),
+    );
+    // `new --restart` is journaled.
+    await host.json(["new", "--name", "later", "--pane-name", "rs", "--restart", "-c", "exec sleep 600"]);
+    await waitUntil("rs journaled with restart", async () => {
+      const j = JSON.parse(await Deno.readTextFile(paths.live).catch(() => "{}"));
+      return j.workspaces?.some((w: { panes: { name: string; restart: boolean }[] }) =>
+        w.panes.some((p) => p.name === "rs" && p.restart)
+      );
+    }, { intervalMs: 100 });
     // A second restore finds nothing waiting; naming a workspace the journal lacks is an error.
     assert.match((await host.cli(["restore"])).stdout, /Nothing to restore/);
     const bad = await host.cli(["restore", "nope"]);

@@ -54,6 +54,8 @@ export interface Surface {
   token: string;
   /** The ptywright session id when `session.create` made this pane (src/session/). */
   session?: string;
+  /** After a restore, run the command again (src/restore/). */
+  restart?: boolean;
 }
 
 /** A workspace. */
@@ -82,6 +84,8 @@ export interface PaneOptions {
   env?: Record<string, string>;
   name?: string;
   prompt?: string;
+  /** After a restore, run the command again (src/restore/), not a shell with a note. */
+  restart?: boolean;
   /** Run as a ptywright session (src/session/): the worker keeps a transcript. */
   session?: SessionSpawn & { id: string };
 }
@@ -124,6 +128,7 @@ function newSurface(
     announced: false,
     token: p.token,
     ...(opts.session ? { session: opts.session.id } : {}),
+    ...(opts.restart ? { restart: true } : {}),
   };
 }
 

@@ -54,7 +54,7 @@ export function restoreService(parts: {
     async history(id, lines) {
       return (await pool.read(id, lines, 0)).lines;
     },
-    restart: () => false,
+    restart: (id) => registry.surfaces.get(id)?.restart === true,
     upOrigin: (id) => upOrigin(up, id),
     adoptUpOrigin: (id, origin) => adoptUpOrigin(up, id, origin),
     log: parts.log,

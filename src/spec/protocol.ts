@@ -92,6 +92,8 @@ export const PaneFields = {
   prompt: z.string().optional(),
   env: Env.optional(),
   name: Name.min(1).optional(),
+  restart: z.boolean().optional()
+    .describe("After a restore, run the command again instead of a shell with a note (docs/restore.md)"),
 };
 
 /** Params schema of every method, by method name. */
@@ -117,6 +119,7 @@ export const methods = {
     prompt: PaneFields.prompt,
     env: PaneFields.env,
     pane_name: PaneFields.name.describe("Name of the first pane"),
+    restart: PaneFields.restart,
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
   "workspace.close": z.strictObject({ index: WorkspaceIndex.optional() }),

@@ -4,7 +4,8 @@ import { absoluteDir } from "./_env.ts";
 
 export default defineVerb({
   name: "new",
-  usage: "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>]",
+  usage:
+    "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>] [--restart]",
   details: "Starts a detached host first when none answers (unless --no-autostart).",
   options: {
     name: { type: "string", value: "<title>", description: "Workspace title" },
@@ -21,6 +22,10 @@ export default defineVerb({
       description: "Name of the first pane (a stable selector)",
     },
     layout: { type: "string", value: "<l>", description: "even_h (default), even_v, main_vertical or tiled" },
+    restart: {
+      type: "boolean",
+      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
+    },
     env: {
       type: "string",
       multiple: true,
@@ -40,6 +45,7 @@ export default defineVerb({
       if (opts["pane-name"] !== undefined) params.pane_name = opts["pane-name"];
       if (opts.layout !== undefined) params.layout = opts.layout;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      if (opts.restart) params.restart = true;
       printJson(await client.call("workspace.create", params));
       return 0;
     } finally {

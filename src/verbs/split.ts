@@ -20,6 +20,10 @@ export default defineVerb({
     },
     name: { type: "string", value: "<name>", description: "Name of the new pane" },
     cwd: { type: "string", value: "<dir>", description: "Working directory (default: the current one)" },
+    restart: {
+      type: "boolean",
+      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
+    },
     env: {
       type: "string",
       multiple: true,
@@ -46,6 +50,7 @@ export default defineVerb({
       if (opts.name !== undefined) params.name = opts.name;
       if (opts.worktree !== undefined) params.managed_worktree = opts.worktree;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
+      if (opts.restart) params.restart = true;
       printJson(await client.call("surface.split", params));
       return 0;
     });
