@@ -17,6 +17,8 @@ export interface Surface {
   workspace: Workspace;
   pid: number;
   argv: string[];
+  /** The environment the pane was given at creation (without the host's and PANEFLOW_*): kept for a respawn and a restore. */
+  env: Record<string, string>;
   cwd: string;
   cols: number;
   rows: number;
@@ -32,10 +34,10 @@ export interface Surface {
   markExited: () => void;
   /** The secret its `ai-hook` frames carry (../isolation/hook_token.ts). */
   token: string;
-  /** The environment the pane was given (kept for a respawn). */
-  env?: Record<string, string>;
   /** The ptywright session id when `session.create` made this pane (src/session/). */
   session?: string;
+  /** After a restore, run the command again (src/restore/). */
+  restart?: boolean;
 }
 
 /** A workspace. */
@@ -64,6 +66,8 @@ export interface PaneOptions {
   env?: Record<string, string>;
   name?: string;
   prompt?: string;
+  /** After a restore, run the command again (src/restore/), not a shell with a note. */
+  restart?: boolean;
   /** Run as a ptywright session (src/session/): the worker keeps a transcript. */
   session?: SessionSpawn & { id: string };
 }
@@ -92,6 +96,7 @@ export function newSurface(
     workspace: ws,
     pid: 0,
     argv: opts.shownArgv ?? p.argv,
+    env: { ...opts.env },
     cwd: p.cwd,
     cols: p.cols,
     rows: p.rows,
@@ -104,7 +109,7 @@ export function newSurface(
     markExited,
     announced: false,
     token: p.token,
-    ...(opts.env ? { env: opts.env } : {}),
     ...(opts.session ? { session: opts.session.id } : {}),
+    ...(opts.restart ? { restart: true } : {}),
   };
 }

@@ -27,6 +27,7 @@ import { HostGuard } from "../core/isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
 import { PaneIO } from "../paneio/service.ts";
 import { Typist } from "../typing/mod.ts";
+import { journaledDirs, type Restorer, restoreService } from "../restore/mod.ts";
 
 /** A running host. */
 export interface Host {
@@ -56,6 +57,8 @@ export interface HostOptions {
   plugins?: PluginOptions;
   /** The message queue's root (`serve --queue`); else config `queue.root`; none: no delivery. */
   queueRoot?: string;
+  /** `serve --restore`: restore the last host's workspaces at start, whatever config `restore` says. */
+  restore?: "on";
 }
 
 /** This process's stdin and stdout as one connection. */
@@ -174,6 +177,7 @@ interface Parts {
   typing: Typist;
   paneio: PaneIO;
   guard: HostGuard;
+  restore: Restorer;
 }
 
 /**
@@ -209,7 +213,6 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     sessions.onWorkerEvent(ev);
   });
   const plugins = new PluginHost(sessions, pool, opts.plugins);
-  registry.describeExtra = (s) => plugins.describeSurface(s.session);
   try {
     await plugins.loadStartup(opts.plugins?.manifests ?? []);
   } catch (e) {
@@ -227,7 +230,37 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
-  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard };
+  const restore = restoreService({
+    config,
+    registry,
+    pool,
+    agents,
+    bus,
+    typing,
+    socketPath: opts.socketPath,
+    log,
+    mode: opts.restore,
+  });
+  registry.describeExtra = (s) => {
+    const mark = restore.markOf(s.id);
+    const extra = plugins.describeSurface(s.session);
+    return mark ? { ...extra, restored: mark } : extra;
+  };
+  return {
+    config,
+    log,
+    bus,
+    pool,
+    registry,
+    sessions,
+    plugins,
+    procs,
+    agents,
+    typing,
+    paneio,
+    guard,
+    restore,
+  };
 }
 
 /**
@@ -266,6 +299,9 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
       },
       dispose: () => paneio.dispose(),
     },
+    // src/restore/: last of all at start (the last host's workspaces back), first at a stop
+    // (the journal written while every pane still runs).
+    { name: "restore", start: () => parts.restore.start(), dispose: () => parts.restore.dispose() },
   ];
 }
 
@@ -345,12 +381,15 @@ async function acceptLoop(
 }
 
 /** Claims the socket path: refuses a live host's, takes a dead one's over. */
-async function claim(socketPath: string, log: (line: string) => void): Promise<void> {
+async function claim(socketPath: string, log: (line: string) => void, restore: string): Promise<void> {
   if (new TextEncoder().encode(socketPath).length > 107) {
     throw new Error(`Socket path is too long (over 107 bytes): ${socketPath}`);
   }
   await claimSocket(socketPath);
-  await pruneOrphanWorktrees(socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
+  // A host that restores at start keeps the worktrees its restored panes work in.
+  const journaled = restore === "on" ? await journaledDirs(socketPath) : [];
+  const keep = (path: string) => journaled.some((d) => d === path || d.startsWith(`${path}/`));
+  await pruneOrphanWorktrees(socketPath, log, keep).catch((e) => log(`worktree prune failed: ${e.message}`));
 }
 
 /** Listens on the claimed path, 0600. */
@@ -382,6 +421,7 @@ function contextOf(
     sessions: parts.sessions,
     plugins: parts.plugins,
     paneio: parts.paneio,
+    restore: parts.restore,
     connections: more.connections,
     clients: more.clients,
     bus: parts.bus,
@@ -392,7 +432,7 @@ function contextOf(
 export async function startHost(opts: HostOptions): Promise<Host> {
   const log = opts.log ?? ((line: string) => console.error(`paneflow: ${line}`));
   const config = opts.config ?? await loadConfig();
-  await claim(opts.socketPath, log);
+  await claim(opts.socketPath, log, opts.restore ?? config.restore.mode);
   const parts = await buildParts(opts, config, log);
   const { listener, socketIno } = await listenOn(opts.socketPath);
   const services = servicesOf(parts, opts);

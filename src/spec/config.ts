@@ -9,6 +9,7 @@ import { z } from "zod";
 import { configPath } from "../paths.ts";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 import { PaneioConfig, QueueConfig } from "./paneio.ts";
+import { RestoreConfig } from "./restore.ts";
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -51,6 +52,7 @@ export const ConfigSchema = z.strictObject({
   }).prefault({}),
   paneio: PaneioConfig,
   queue: QueueConfig,
+  restore: RestoreConfig,
 });
 
 /** The host's settings, every default filled in. */

@@ -15,6 +15,7 @@ const DEFAULTS = {
   host: { pane_workers: DEFAULT_PANE_WORKERS, idle_timeout_secs: 30, heartbeat_secs: 30 },
   paneio: { prompt_patterns: [] },
   queue: { grace_secs: 30, timeout_secs: 3600 },
+  restore: { mode: "ask", history_lines: 2000 },
 };
 
 function fails(text: string, message: string) {

@@ -13,6 +13,7 @@
 import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
+import { restoreMethods } from "./restore.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -91,6 +92,8 @@ export const PaneFields = {
   prompt: z.string().optional(),
   env: Env.optional(),
   name: Name.min(1).optional(),
+  restart: z.boolean().optional()
+    .describe("After a restore, run the command again instead of a shell with a note (docs/restore.md)"),
 };
 
 /** Params schema of every method, by method name. */
@@ -116,6 +119,7 @@ export const methods = {
     prompt: PaneFields.prompt,
     env: PaneFields.env,
     pane_name: PaneFields.name.describe("Name of the first pane"),
+    restart: PaneFields.restart,
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
   "workspace.rename": z.strictObject({
@@ -195,6 +199,7 @@ export const methods = {
   "ai.exit": AiFrame,
   "ai.session_end": AiFrame,
   ...paneioMethods,
+  ...restoreMethods,
 } as const;
 
 /** A method name. */

@@ -18,6 +18,7 @@
 import { z } from "zod";
 import type { LayoutTree, Method } from "./protocol.ts";
 import type { PluginMethod, PwMethod } from "./ptywright.ts";
+import { RestoredMark, restoreResults } from "./restore.ts";
 
 const Int = z.number().int();
 const Id = Int.min(1).describe("Pane id (surface_id)");
@@ -44,6 +45,7 @@ export const PaneDescription = z.object({
   adapter: z.string().optional().describe("The adapter driving the pane (adapter.start)"),
   adapter_plugin: z.string().optional().describe("The adapter's plugin"),
   adapter_state: Nullable(z.string()).optional().describe("The adapter's last classified state"),
+  restored: RestoredMark.optional().describe("What a restored pane shows of the last host (docs/restore.md)"),
 });
 
 /** A split tree, as `layout_tree` gives it. */
@@ -563,6 +565,7 @@ export const resultFamilies = {
   fleet,
   ai,
   queue,
+  restore: restoreResults,
   events,
   server,
   session,
@@ -582,6 +585,7 @@ export const results = {
   ...fleet,
   ...ai,
   ...queue,
+  ...restoreResults,
   ...events,
   ...server,
   ...session,

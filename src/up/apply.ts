@@ -34,7 +34,8 @@ export type UpPane = UpResult["panes"][number];
 /** The result of `workspace.up` (its schema in src/spec/results.ts). */
 export type UpResult = Result<"workspace.up">;
 
-interface Origin {
+/** Which `up` started a pane. */
+export interface Origin {
   title: string;
   index: number;
   port: number | null;
@@ -62,6 +63,19 @@ export interface UpHost {
 }
 
 const states = new WeakMap<object, UpState>();
+
+/** Which `up` started a pane (title, place in the spec, port, worktree), or null: restore journals it. */
+export function upOrigin(ctx: UpHost, surface: number): Origin | null {
+  return states.get(ctx.registry)?.origins.get(surface) ?? null;
+}
+
+/**
+ * A restored pane takes over the origin of the pane it replaces, so that a
+ * later `up` of its workspace reuses it instead of clashing with its name.
+ */
+export function adoptUpOrigin(ctx: UpHost, surface: number, origin: Origin): void {
+  stateFor(ctx).origins.set(surface, origin);
+}
 
 function log(ctx: UpHost, line: string) {
   if (ctx.log) ctx.log(line);

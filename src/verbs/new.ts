@@ -4,7 +4,8 @@ import { absoluteDir, withTmuxEnv } from "./_env.ts";
 
 export default defineVerb({
   name: "new",
-  usage: "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>]",
+  usage:
+    "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>] [--restart]",
   details: "Starts a detached host first when none answers (unless --no-autostart).",
   options: {
     name: { type: "string", value: "<title>", description: "Workspace title" },
@@ -21,6 +22,10 @@ export default defineVerb({
       description: "Name of the first pane (a stable selector)",
     },
     layout: { type: "string", value: "<l>", description: "even_h (default), even_v, main_vertical or tiled" },
+    restart: {
+      type: "boolean",
+      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
+    },
     env: {
       type: "string",
       multiple: true,
@@ -47,6 +52,7 @@ export default defineVerb({
       if (opts["tmux-compat"]) {
         params.env = await withTmuxEnv(params.env as Record<string, string> | undefined);
       }
+      if (opts.restart) params.restart = true;
       printJson(await client.call("workspace.create", params));
       return 0;
     } finally {

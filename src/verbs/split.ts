@@ -20,6 +20,10 @@ export default defineVerb({
     },
     name: { type: "string", value: "<name>", description: "Name of the new pane" },
     cwd: { type: "string", value: "<dir>", description: "Working directory (default: the current one)" },
+    restart: {
+      type: "boolean",
+      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
+    },
     env: {
       type: "string",
       multiple: true,
@@ -53,6 +57,7 @@ export default defineVerb({
       if (opts["tmux-compat"]) {
         params.env = await withTmuxEnv(params.env as Record<string, string> | undefined);
       }
+      if (opts.restart) params.restart = true;
       printJson(await client.call("surface.split", params));
       return 0;
     });
