@@ -50,10 +50,17 @@ export async function main(argv: string[]): Promise<number> {
   const as = invokedAs();
   if (as === "paneflow-mcp") argv = ["mcp", ...argv];
   else if (as === "paneflow-ai-hook") argv = ["ai-hook", ...argv];
+  else if (as === "tmux") argv = ["tmux", ...argv];
   // --host <name|ssh://…>: the verb runs against that host, over ssh (the client reads PANEFLOW_HOST).
   let remote: string | null = null;
   try {
-    ({ host: remote, argv } = takeHostFlag(argv));
+    // `paneflow [--host h] tmux …`: what follows the verb is tmux's (send-keys has its own -H).
+    const verbAt = argv.indexOf("tmux");
+    const head = verbAt >= 0 ? argv.slice(0, verbAt) : null;
+    if (head !== null && (head.length === 0 || takeHostFlag(head).argv.length === 0)) {
+      ({ host: remote } = takeHostFlag(head));
+      argv = argv.slice(verbAt);
+    } else ({ host: remote, argv } = takeHostFlag(argv));
   } catch (e) {
     console.error(`paneflow: ${(e as Error).message}`);
     return ExitCode.Usage;

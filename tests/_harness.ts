@@ -219,6 +219,8 @@ export async function startHost(opts: HostOptions = {}): Promise<TestHost> {
     SHELL: "/bin/sh",
     PANEFLOW_SOCKET_PATH: socket,
     PANEFLOW_CONFIG: configPath,
+    // The restore journal (docs/restore.md) stays in the test's dir, not in the user's state dir.
+    XDG_STATE_HOME: `${dir}/state`,
     ...(opts.scripting === false ? {} : { PANEFLOW_IPC_SCRIPTING: "1" }),
     ...opts.env,
   };

@@ -58,6 +58,8 @@ function configKeys(schema: z.core.$ZodType, at = ""): string[] {
   ) {
     return configKeys((def as z.core.$ZodDefaultDef).innerType, at);
   }
+  // A preprocessed section (`"restore": "on"` for `"restore": { "mode": "on" }`): the keys of what it becomes.
+  if (def.type === "pipe") return configKeys((def as z.core.$ZodPipeDef).out, at);
   if (def.type === "object") {
     const shape = (def as z.core.$ZodObjectDef).shape;
     return Object.entries(shape).flatMap(([key, value]) => configKeys(value, at ? `${at}.${key}` : key));

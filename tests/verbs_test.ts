@@ -392,7 +392,7 @@ function loadedModules(graph: ModuleGraph): Set<string> {
   return seen;
 }
 
-Deno.test("cli: the read path (main.ts, ls, read, send, wait, status) loads no npm package", async () => {
+Deno.test("cli: the read path (main.ts, ls, read, send, wait, status, tmux) loads no npm package", async () => {
   const root = new URL("../", import.meta.url).pathname;
   for (
     const entry of [
@@ -402,6 +402,8 @@ Deno.test("cli: the read path (main.ts, ls, read, send, wait, status) loads no n
       "src/verbs/send.ts",
       "src/verbs/wait.ts",
       "src/verbs/status.ts",
+      "src/verbs/tmux.ts",
+      "src/tmux/mod.ts",
     ]
   ) {
     const out = await new Deno.Command(Deno.execPath(), {

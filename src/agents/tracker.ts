@@ -204,7 +204,7 @@ export class AgentTracker {
     if (
       frame.event === "codex-notify" && a.sessionId && frame.session_id && frame.session_id !== a.sessionId
     ) return;
-    if (frame.session_id && frame.event !== "codex-notify") a.sessionId = frame.session_id;
+    if (frame.session_id && (frame.event !== "codex-notify" || !a.sessionId)) a.sessionId = frame.session_id;
     a.hooked = true;
     a.lastActivity = now;
     a.lastHook = { method, event: frame.event ?? null, at: now, params: frame };
@@ -437,6 +437,12 @@ export class AgentTracker {
   /** The tracked agent's family, or null. */
   toolOf(id: number): string | null {
     return this.#agents.get(id)?.tool ?? null;
+  }
+
+  /** The agent's family, own conversation id (its hooks'; Codex: its first notify) and process, or null. */
+  agentOf(id: number): { tool: string; sessionId: string | null; pid: number | null } | null {
+    const a = this.#agents.get(id);
+    return a ? { tool: a.tool, sessionId: a.sessionId, pid: a.pid } : null;
   }
 
   /** The screen rules of the pane's agent, or null. */

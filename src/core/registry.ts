@@ -23,112 +23,18 @@ import type { PanePool } from "./pane/pool.ts";
 import type { WorkerEvent } from "./pane/worker_api.ts";
 import { foreground } from "./pane/proc.ts";
 import { newPaneToken, PANE_TOKEN_ENV } from "./isolation/hook_token.ts";
-import type { CapsGrant } from "../spec/caps.ts";
 import { HOST_ID_ENV, newHostId } from "./isolation/reap.ts";
 import { paneBaseEnv, paneShell } from "./pane/env.ts";
-import type { SessionSpawn } from "./session/worker_api.ts";
+import {
+  invalid,
+  newSurface,
+  type PaneOptions,
+  sessionSpawn,
+  type Surface,
+  type Workspace,
+} from "./surface.ts";
 
-/** A pane. */
-export interface Surface {
-  id: number;
-  name: string | null;
-  title: string;
-  workspace: Workspace;
-  pid: number;
-  argv: string[];
-  cwd: string;
-  cols: number;
-  rows: number;
-  generation: number;
-  bytesIn: number;
-  exit: { exit_code: number; signal: number } | null;
-  createdAt: number;
-  lastOutputAt: number;
-  /** Resolves once the pane's program has exited and its output is parsed. */
-  exited: Promise<void>;
-  /** `surface_created` has been published; until then output and exit events wait. */
-  announced: boolean;
-  markExited: () => void;
-  /** The secret its `ai-hook` frames carry (../isolation/hook_token.ts). */
-  token: string;
-  /** The ptywright session id when `session.create` made this pane (src/session/). */
-  session?: string;
-  /** Its own capability grant over the config's defaults (src/caps/). */
-  caps?: CapsGrant;
-}
-
-/** A workspace. */
-export interface Workspace {
-  key: number;
-  title: string;
-  preset: LayoutPreset | null;
-  layout: Layout | null;
-  focused: number | null;
-  cols: number;
-  rows: number;
-  cwd: string;
-}
-
-/** What a new pane runs and where. */
-export interface PaneOptions {
-  cwd?: string;
-  command?: string;
-  argv?: string[];
-  /**
-   * What the pane is said to run (`cmd`, `argv`) when its foreground cannot
-   * be read, as after it exits: the program without paneflow's wrapper
-   * (a `setup` script). Default: the argv it runs.
-   */
-  shownArgv?: string[];
-  env?: Record<string, string>;
-  name?: string;
-  prompt?: string;
-  /** Its capability grant (src/caps/); the config's defaults fill the rest. */
-  caps?: CapsGrant;
-  /** Run as a ptywright session (src/session/): the worker keeps a transcript. */
-  session?: SessionSpawn & { id: string };
-}
-
-/** The worker's part of a session's options (without its id). */
-function sessionSpawn({ id: _id, ...spawn }: SessionSpawn & { id: string }): SessionSpawn {
-  return spawn;
-}
-
-function invalid(message: string, reason?: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, message, reason ? { reason } : undefined);
-}
-
-/** A pane's record before its program starts. */
-function newSurface(
-  ws: Workspace,
-  opts: PaneOptions,
-  p: { id: number; argv: string[]; cwd: string; token: string; cols: number; rows: number },
-): Surface {
-  let markExited = () => {};
-  const exited = new Promise<void>((resolve) => (markExited = resolve));
-  return {
-    id: p.id,
-    name: opts.name ?? null,
-    title: "",
-    workspace: ws,
-    pid: 0,
-    argv: opts.shownArgv ?? p.argv,
-    cwd: p.cwd,
-    cols: p.cols,
-    rows: p.rows,
-    generation: 0,
-    bytesIn: 0,
-    exit: null,
-    createdAt: Date.now(),
-    lastOutputAt: Date.now(),
-    exited,
-    markExited,
-    announced: false,
-    token: p.token,
-    ...(opts.session ? { session: opts.session.id } : {}),
-    ...(opts.caps ? { caps: opts.caps } : {}),
-  };
-}
+export type { PaneOptions, Surface, Workspace } from "./surface.ts";
 
 /** Workspaces and surfaces of one host. */
 export class Registry {
@@ -272,19 +178,6 @@ export class Registry {
     return surface;
   }
 
-  /** A new pane's environment: the base, the caller's, then what tells it where it is. */
-  #paneEnv(id: number, extra: Record<string, string> | undefined, token: string): Record<string, string> {
-    return {
-      ...paneBaseEnv(this._config),
-      ...extra,
-      PANEFLOW_SOCKET_PATH: this._socketPath,
-      PANEFLOW_SURFACE_ID: String(id),
-      [PANE_TOKEN_ENV]: token,
-      [HOST_ID_ENV]: this.hostId,
-      TERM: "xterm-256color",
-    };
-  }
-
   /**
    * Puts pane `id` into the workspace's layout (beside `split.target`, else by
    * the preset, else to the right) and returns its size there.
@@ -320,6 +213,71 @@ export class Registry {
       this._bus.publish({ type: "surface_changed", surface_id: id, output_generation: surface.generation });
     }
     if (surface.exit) this.#publishExit(surface);
+  }
+
+  /**
+   * A pane's environment: the base, the caller's, then what tells it where
+   * it is. A pane whose `TMUX` names this host (docs/tmux.md)
+   * also gets `TMUX_PANE=%<id>`, as tmux sets it, so the `tmux` shim finds its pane.
+   */
+  #paneEnv(id: number, given: Record<string, string> | undefined, token: string): Record<string, string> {
+    const env: Record<string, string> = {
+      ...paneBaseEnv(this._config),
+      ...given,
+      PANEFLOW_SOCKET_PATH: this._socketPath,
+      PANEFLOW_SURFACE_ID: String(id),
+      [PANE_TOKEN_ENV]: token,
+      [HOST_ID_ENV]: this.hostId,
+      TERM: "xterm-256color",
+    };
+    if (env.TMUX?.startsWith(`${this._socketPath},`)) env.TMUX_PANE = `%${id}`;
+    return env;
+  }
+
+  /**
+   * Runs a new program in a pane, as tmux's `respawn-pane -k`: the running
+   * one gets SIGHUP (SIGKILL if it outlives `graceMs`), the pane keeps its
+   * id, place and name. The environment is the pane's own plus `env`.
+   */
+  async respawn(
+    s: Surface,
+    opts: { command?: string; argv?: string[]; cwd?: string; env?: Record<string, string>; graceMs?: number },
+  ): Promise<Surface> {
+    if (!s.exit) {
+      await this._pool.kill(s.id, "SIGHUP").catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), opts.graceMs ?? 2000)));
+      const how = await Promise.race([s.exited.then(() => "ok" as const), late]);
+      clearTimeout(timer);
+      if (how === "late") {
+        await this._pool.kill(s.id, "SIGKILL").catch(() => {});
+        await s.exited;
+      }
+    }
+    await this._pool.dispose(s.id).catch(() => {});
+    const cwd = this.#checkCwd(opts.cwd ?? s.cwd);
+    const shell = paneShell(this._config);
+    const argv = opts.argv ?? (opts.command ? [shell, "-c", opts.command] : [shell]);
+    let markExited = () => {};
+    s.exited = new Promise<void>((resolve) => (markExited = resolve));
+    s.markExited = markExited;
+    s.exit = null;
+    s.argv = argv;
+    s.cwd = cwd;
+    s.generation = 0;
+    const { pid } = await this._pool.spawn({
+      id: s.id,
+      file: argv[0],
+      args: argv.slice(1),
+      cwd,
+      env: this.#paneEnv(s.id, { ...s.env, ...opts.env }, s.token),
+      cols: s.cols,
+      rows: s.rows,
+      scrollback: this._config.terminal.scrollback_lines,
+    });
+    s.pid = pid;
+    this._bus.publish({ type: "surface_changed", surface_id: s.id, output_generation: s.generation });
+    return s;
   }
 
   /** Resizes every pane of `ws` to its rectangle (SIGWINCH on change). */

@@ -14,6 +14,7 @@ import type { Sessions } from "../session/mod.ts";
 import type { PluginHost } from "../plugins/service.ts";
 import type { PaneIO } from "../paneio/service.ts";
 import type { Typist } from "../typing/mod.ts";
+import type { Restorer } from "../restore/mod.ts";
 import type { Connection } from "../core/connection.ts";
 import type { ClientTable } from "./clients.ts";
 import type { EventBus } from "../core/bus.ts";
@@ -40,6 +41,8 @@ export interface HostContext {
   plugins: PluginHost;
   /** PaneIO: ask, readiness, clear, and the message queue (src/paneio/). */
   paneio: PaneIO;
+  /** The journal and restore (src/restore/). */
+  restore: Restorer;
   /** Open connections by id (a handler may act for another one: `cancel_wait`). */
   connections: ReadonlyMap<number, Connection>;
   /** The connections it serves (`system.clients`, `system.stats`). */

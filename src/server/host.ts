@@ -9,6 +9,7 @@
 import { PluginHost, type PluginOptions } from "../plugins/service.ts";
 import { ErrorCode, MAX_CONNECTIONS } from "../spec/codes.ts";
 import { type Config, loadConfig } from "../spec/config.ts";
+import { shimEnv } from "../tmux/shim.ts";
 import { dirname } from "../paths.ts";
 import { EventBus } from "../core/bus.ts";
 import { PanePool } from "../core/pane/pool.ts";
@@ -28,6 +29,7 @@ import { PaneIO } from "../paneio/service.ts";
 import { Typist } from "../typing/mod.ts";
 import { CapsService, describeGrants } from "../caps/service.ts";
 import { listenWithPeers, type PeerListener } from "../caps/peer_listener.ts";
+import { journaledDirs, type Restorer, restoreService } from "../restore/mod.ts";
 
 /** A running host. */
 export interface Host {
@@ -57,6 +59,8 @@ export interface HostOptions {
   plugins?: PluginOptions;
   /** The message queue's root (`serve --queue`); else config `queue.root`; none: no delivery. */
   queueRoot?: string;
+  /** `serve --restore`: restore the last host's workspaces at start, whatever config `restore` says. */
+  restore?: "on";
 }
 
 /** This process's stdin and stdout as one connection. */
@@ -176,6 +180,7 @@ interface Parts {
   paneio: PaneIO;
   guard: HostGuard;
   caps: CapsService;
+  restore: Restorer;
 }
 
 /**
@@ -186,6 +191,10 @@ interface Parts {
 async function buildParts(opts: HostOptions, config: Config, log: (line: string) => void): Promise<Parts> {
   const bus = new EventBus();
   const pool = new PanePool(config.host.pane_workers, log);
+  // tmux_compat: every pane gets TMUX and the tmux shim first on its PATH (docs/tmux.md).
+  if (config.tmux_compat) {
+    config.terminal.env = { ...shimEnv(opts.socketPath, Deno.env), ...config.terminal.env };
+  }
   const registry = new Registry(config, pool, bus, opts.socketPath);
   bus.watchers = (surfaces) => pool.watch(surfaces);
   // One worker does the host's /proc reads: agent detection's and reaping's.
@@ -208,10 +217,6 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
   });
   const plugins = new PluginHost(sessions, pool, opts.plugins);
   const caps = new CapsService(config, registry, bus, opts.socketPath);
-  registry.describeExtra = (s) => ({
-    ...plugins.describeSurface(s.session),
-    caps: describeGrants(caps.paneGrants(s)),
-  });
   try {
     await plugins.loadStartup(opts.plugins?.manifests ?? []);
   } catch (e) {
@@ -229,7 +234,38 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
-  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard, caps };
+  const restore = restoreService({
+    config,
+    registry,
+    pool,
+    agents,
+    bus,
+    typing,
+    socketPath: opts.socketPath,
+    log,
+    mode: opts.restore,
+  });
+  registry.describeExtra = (s) => {
+    const mark = restore.markOf(s.id);
+    const extra = { ...plugins.describeSurface(s.session), caps: describeGrants(caps.paneGrants(s)) };
+    return mark ? { ...extra, restored: mark } : extra;
+  };
+  return {
+    config,
+    log,
+    bus,
+    pool,
+    registry,
+    sessions,
+    plugins,
+    procs,
+    agents,
+    typing,
+    paneio,
+    guard,
+    restore,
+    caps,
+  };
 }
 
 /**
@@ -270,6 +306,9 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
       },
       dispose: () => paneio.dispose(),
     },
+    // src/restore/: last of all at start (the last host's workspaces back), first at a stop
+    // (the journal written while every pane still runs).
+    { name: "restore", start: () => parts.restore.start(), dispose: () => parts.restore.dispose() },
   ];
 }
 
@@ -349,12 +388,15 @@ async function acceptLoop(
 }
 
 /** Claims the socket path: refuses a live host's, takes a dead one's over. */
-async function claim(socketPath: string, log: (line: string) => void): Promise<void> {
+async function claim(socketPath: string, log: (line: string) => void, restore: string): Promise<void> {
   if (new TextEncoder().encode(socketPath).length > 107) {
     throw new Error(`Socket path is too long (over 107 bytes): ${socketPath}`);
   }
   await claimSocket(socketPath);
-  await pruneOrphanWorktrees(socketPath, log).catch((e) => log(`worktree prune failed: ${e.message}`));
+  // A host that restores at start keeps the worktrees its restored panes work in.
+  const journaled = restore === "on" ? await journaledDirs(socketPath) : [];
+  const keep = (path: string) => journaled.some((d) => d === path || d.startsWith(`${path}/`));
+  await pruneOrphanWorktrees(socketPath, log, keep).catch((e) => log(`worktree prune failed: ${e.message}`));
 }
 
 /** Listens on the claimed path, 0600. */
@@ -387,6 +429,7 @@ function contextOf(
     sessions: parts.sessions,
     plugins: parts.plugins,
     paneio: parts.paneio,
+    restore: parts.restore,
     connections: more.connections,
     clients: more.clients,
     bus: parts.bus,
@@ -398,7 +441,7 @@ function contextOf(
 export async function startHost(opts: HostOptions): Promise<Host> {
   const log = opts.log ?? ((line: string) => console.error(`paneflow: ${line}`));
   const config = opts.config ?? await loadConfig();
-  await claim(opts.socketPath, log);
+  await claim(opts.socketPath, log, opts.restore ?? config.restore.mode);
   const parts = await buildParts(opts, config, log);
   const { listener, socketIno } = await listenOn(opts.socketPath);
   const services = servicesOf(parts, opts);

@@ -71,6 +71,11 @@ const Int = z.number().int();
 /** Capabilities with their scopes, `none`s left out (results: `caps`). */
 export const Grants = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
+/** A pane's capabilities in a result (`ls --json`, `ps --json`). */
+export const PaneCaps = Grants.optional().describe(
+  "What the pane may do through the socket (docs/security.md)",
+);
+
 /** Who is calling (`system.identify`'s `caller`, `paneflow whoami`). */
 export const CallerDescription = z.object({
   kind: z.enum(["owner", "pane", "guest", "host"]),

@@ -10,6 +10,7 @@ import { configPath } from "../paths.ts";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 import { PaneioConfig, QueueConfig } from "./paneio.ts";
 import { CapsConfig } from "./caps.ts";
+import { RestoreConfig } from "./restore.ts";
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -26,6 +27,7 @@ export const ConfigSchema = z.strictObject({
   ai_injection_fence: z.boolean().default(true),
   submit_paste_delay_ms: z.number().int().min(0).max(10_000).default(70),
   agent_stall_threshold_secs: z.number().positive().default(120),
+  tmux_compat: z.boolean().default(false),
   terminal: z.strictObject({
     env: z.record(z.string(), z.string()).default({}),
     cols: z.number().int().min(2).max(1000).default(200),
@@ -52,6 +54,7 @@ export const ConfigSchema = z.strictObject({
   paneio: PaneioConfig,
   queue: QueueConfig,
   caps: CapsConfig,
+  restore: RestoreConfig,
 });
 
 /** The host's settings, every default filled in. */

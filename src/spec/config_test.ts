@@ -8,6 +8,7 @@ const DEFAULTS = {
   ai_injection_fence: true,
   submit_paste_delay_ms: 70,
   agent_stall_threshold_secs: 120,
+  tmux_compat: false,
   terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000, kill_grace_ms: 2000 },
   agents: {},
   hosts: {},
@@ -15,6 +16,7 @@ const DEFAULTS = {
   paneio: { prompt_patterns: [] },
   queue: { grace_secs: 30, timeout_secs: 3600 },
   caps: { pane: {}, guest: {}, detached: "guest" },
+  restore: { mode: "ask", history_lines: 2000 },
 };
 
 function fails(text: string, message: string) {

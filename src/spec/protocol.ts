@@ -14,6 +14,7 @@ import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
 import { CapsGrant } from "./caps.ts";
+import { restoreMethods } from "./restore.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -93,6 +94,8 @@ export const PaneFields = {
   env: Env.optional(),
   name: Name.min(1).optional(),
   caps: CapsGrant.optional(),
+  restart: z.boolean().optional()
+    .describe("After a restore, run the command again instead of a shell with a note (docs/restore.md)"),
 };
 
 /** Params schema of every method, by method name. */
@@ -119,8 +122,13 @@ export const methods = {
     env: PaneFields.env,
     pane_name: PaneFields.name.describe("Name of the first pane"),
     caps: PaneFields.caps.describe("The first pane's capabilities"),
+    restart: PaneFields.restart,
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
+  "workspace.rename": z.strictObject({
+    index: WorkspaceIndex.optional().describe("Default: the active workspace"),
+    name: z.string().min(1).max(200).describe("The new title"),
+  }).describe("Retitle a workspace (tmux rename-window / rename-session)"),
   "workspace.close": z.strictObject({ index: WorkspaceIndex.optional() }),
   "workspace.up": WorkspaceSpec.describe("Bring up a workspace spec (paneflow up); cwds absolute"),
   "workspace.restore_layout": z.strictObject({
@@ -178,6 +186,12 @@ export const methods = {
       .describe("Run the new pane in the managed worktree <repo>.worktrees/<branch> of cwd's repository"),
     ...PaneFields,
   }),
+  "surface.respawn": z.strictObject({
+    surface_id: SurfaceId,
+    command: PaneFields.command.describe("Shell command to run (default: the shell)"),
+    cwd: PaneFields.cwd,
+    env: PaneFields.env.describe("Added to the pane's environment"),
+  }).describe("Run a new program in a pane (tmux respawn-pane -k): the old one gets SIGHUP; the id stays"),
   "surface.explain": z.strictObject({ surface_id: SurfaceId }),
   "fleet.list": Empty,
   "ai.session_start": AiFrame,
@@ -188,6 +202,7 @@ export const methods = {
   "ai.exit": AiFrame,
   "ai.session_end": AiFrame,
   ...paneioMethods,
+  ...restoreMethods,
 } as const;
 
 /** A method name. */

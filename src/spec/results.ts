@@ -1,22 +1,19 @@
 /**
- * What the host answers, per method family: the result schema of every
- * method (paneflow's families and ptywright's `server.*`, `session.*`, `adapter.*`,
- * `plugin.*`). Params are in ./protocol.ts and ./ptywright.ts, events in ./events.ts, the
- * error tables in ./errors.ts (capabilities' in ./caps.ts). `deno task docs` renders them into
- * docs/protocol.md; tests/protocol_results_test.ts checks real replies against these schemas.
- *
- * An object schema lists every field the host sends; a field that only
- * comes in some replies is optional. Clients import the inferred types with
- * `import type` (the CLI stays free of zod).
- *
- * This module imports zod: the CLI path must not import it.
+ * What the host answers, per method family: the result schema of every method (paneflow's families
+ * and ptywright's `server.*`, `session.*`, `adapter.*`, `plugin.*`). Params are in ./protocol.ts and
+ * ./ptywright.ts, events in ./events.ts, the error tables in ./errors.ts (capabilities' in ./caps.ts).
+ * `deno task docs` renders them into docs/protocol.md; tests/protocol_results_test.ts checks real
+ * replies against these schemas. An object schema lists every field the host sends; a field that
+ * only comes in some replies is optional. Clients import the inferred types with `import type` (the
+ * CLI stays free of zod). This module imports zod: the CLI path must not import it.
  *
  * @module
  */
 import { z } from "zod";
-import { CallerDescription, CapsStats, Grants, RefusedCalls } from "./caps.ts";
+import { CallerDescription, CapsStats, PaneCaps, RefusedCalls } from "./caps.ts";
 import type { LayoutTree, Method } from "./protocol.ts";
 import type { PluginMethod, PwMethod } from "./ptywright.ts";
+import { RestoredMark, restoreResults } from "./restore.ts";
 
 const Int = z.number().int();
 const Id = Int.min(1).describe("Pane id (surface_id)");
@@ -43,7 +40,8 @@ export const PaneDescription = z.object({
   adapter: z.string().optional().describe("The adapter driving the pane (adapter.start)"),
   adapter_plugin: z.string().optional().describe("The adapter's plugin"),
   adapter_state: Nullable(z.string()).optional().describe("The adapter's last classified state"),
-  caps: Grants.optional().describe("What the pane may do through the socket (docs/security.md)"),
+  caps: PaneCaps,
+  restored: RestoredMark.optional().describe("What a restored pane shows of the last host (docs/restore.md)"),
 });
 
 /** A split tree, as `layout_tree` gives it. */
@@ -181,6 +179,7 @@ const workspace = {
   "workspace.current": WorkspaceDescription,
   "workspace.create": WorkspaceDescription.extend({ surface_id: Id.describe("The first pane") }),
   "workspace.select": WorkspaceDescription,
+  "workspace.rename": WorkspaceDescription,
   "workspace.close": z.object({ closed: Int.describe("Index the workspace had") }),
   "workspace.up": z.object({
     index: Int,
@@ -314,6 +313,7 @@ const surface = {
     elapsed_ms: Int,
   }),
   "surface.split": PaneDescription,
+  "surface.respawn": PaneDescription,
   "surface.ask": z.object({
     surface_id: Id,
     reply: z.string().describe("The rows between the echo and the marker (inside the fence when fenced)"),
@@ -341,9 +341,7 @@ const surface = {
   "surface.clear": z.object({ surface_id: Id, cleared: z.literal(true) }),
 };
 
-const fleet = {
-  "fleet.list": z.object({ agents: z.array(AgentStatus.extend({ caps: Grants.optional() })) }),
-};
+const fleet = { "fleet.list": z.object({ agents: z.array(AgentStatus.extend({ caps: PaneCaps })) }) };
 
 const ai = Object.fromEntries(
   (["session_start", "prompt_submit", "tool_use", "notification", "stop", "exit", "session_end"] as const)
@@ -566,6 +564,7 @@ export const resultFamilies = {
   fleet,
   ai,
   queue,
+  restore: restoreResults,
   events,
   server,
   session,
@@ -585,6 +584,7 @@ export const results = {
   ...fleet,
   ...ai,
   ...queue,
+  ...restoreResults,
   ...events,
   ...server,
   ...session,

@@ -33,6 +33,7 @@ export const PaneSpec = z.strictObject({
   setup_timeout_secs: z.number().int().min(1).max(86_400).optional(),
   worktree_teardown: z.enum(["auto", "keep"]).optional(),
   caps: CapsGrant.optional().describe("What the pane may do through the socket (docs/security.md)"),
+  tmux_compat: z.boolean().optional().describe("TMUX, TMUX_PANE and the tmux shim on PATH (docs/tmux.md)"),
 });
 
 /** A workspace spec: the TOML file, and the params of `workspace.up`. */
@@ -40,6 +41,7 @@ export const WorkspaceSpec = z.strictObject({
   name: z.string().min(1).optional().describe('Workspace title (default "Workspace")'),
   layout: Layout.optional(),
   port_base: z.number().int().min(1).max(65_535).optional(),
+  tmux_compat: z.boolean().optional().describe("Every pane's default for tmux_compat"),
   panes: z.array(PaneSpec).min(1),
 });
 
@@ -76,6 +78,8 @@ export interface ResolvedPane {
   setup_timeout_secs: number;
   /** Its capability grant (src/caps/), when the spec gives one. */
   caps?: z.infer<typeof CapsGrant>;
+  /** TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md). */
+  tmux_compat: boolean;
 }
 
 /** A workspace with defaults applied and paths resolved. */

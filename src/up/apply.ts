@@ -26,6 +26,7 @@ import type { PanePool } from "../core/pane/pool.ts";
 import type { Typist } from "../typing/mod.ts";
 import type { Config } from "../spec/config.ts";
 import { paneBaseEnv, paneShell } from "../core/pane/env.ts";
+import { shimEnv } from "../tmux/shim.ts";
 import { createWorktree, teardownWorktree, WorktreeManager, type WorktreePlan } from "./worktree.ts";
 
 /** A pane of a `workspace.up` result. */
@@ -34,7 +35,8 @@ export type UpPane = UpResult["panes"][number];
 /** The result of `workspace.up` (its schema in src/spec/results.ts). */
 export type UpResult = Result<"workspace.up">;
 
-interface Origin {
+/** Which `up` started a pane. */
+export interface Origin {
   title: string;
   index: number;
   port: number | null;
@@ -62,6 +64,19 @@ export interface UpHost {
 }
 
 const states = new WeakMap<object, UpState>();
+
+/** Which `up` started a pane (title, place in the spec, port, worktree), or null: restore journals it. */
+export function upOrigin(ctx: UpHost, surface: number): Origin | null {
+  return states.get(ctx.registry)?.origins.get(surface) ?? null;
+}
+
+/**
+ * A restored pane takes over the origin of the pane it replaces, so that a
+ * later `up` of its workspace reuses it instead of clashing with its name.
+ */
+export function adoptUpOrigin(ctx: UpHost, surface: number, origin: Origin): void {
+  stateFor(ctx).origins.set(surface, origin);
+}
 
 function log(ctx: UpHost, line: string) {
   if (ctx.log) ctx.log(line);
@@ -353,9 +368,10 @@ function paneOptions(
   cwd: string,
   shell: string,
 ): { opts: PaneOptions; hooks: ReturnType<typeof perLaunch> } {
+  const env = p.tmux_compat ? { ...shimEnv(ctx.socketPath, Deno.env), ...p.env } : p.env;
   const opts: PaneOptions = {
     cwd,
-    env: p.env,
+    env,
     ...(p.name !== null ? { name: p.name } : {}),
     ...(p.caps ? { caps: p.caps } : {}),
   };

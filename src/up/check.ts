@@ -231,6 +231,7 @@ export function checkWorkspace(
     names: new Map(),
     focused: null,
     specNames,
+    tmuxCompat: top.tmux_compat === true,
   };
   const panes: ResolvedPane[] = [];
   (Array.isArray(top.panes) ? top.panes : []).forEach((p: unknown, index: number) => {
@@ -266,6 +267,8 @@ interface PaneScan {
   focused: number | null;
   /** The names `caps` selectors must match; null: not matched here. */
   specNames: string[] | null;
+  /** The workspace's `tmux_compat`, every pane's default. */
+  tmuxCompat: boolean;
 }
 
 /** One pane table's problems (added to `scan.issues`), and the pane resolved when it has a directory. */
@@ -318,6 +321,7 @@ function checkPane(pane: Record<string, unknown>, index: number, scan: PaneScan)
       ? pane.setup_timeout_secs
       : DEFAULT_SETUP_TIMEOUT_SECS,
     ...(pane.caps !== undefined ? { caps: pane.caps as CapsGrant } : {}),
+    tmux_compat: typeof pane.tmux_compat === "boolean" ? pane.tmux_compat : scan.tmuxCompat,
   };
 }
 

@@ -31,6 +31,8 @@ export interface PanePlan {
   focus: boolean;
   /** Its capability grant (src/caps/), when the spec gives one. */
   caps?: CapsGrant;
+  /** TMUX, TMUX_PANE and the tmux shim on PATH (docs/tmux.md). */
+  tmux_compat: boolean;
 }
 
 /** Options for {@link planPanes}. */
@@ -126,6 +128,7 @@ export async function planPanes(
       ...(p.caps ? { caps: p.caps } : {}),
       prompt: p.prompt,
       focus: p.focus,
+      tmux_compat: p.tmux_compat,
     });
   }
   const wantPort = panes.filter((p) => Object.values(p.env).some((v) => v.includes(PORT_TOKEN)));

@@ -354,10 +354,17 @@ function describeTeardown(entry: ManagedWorktree, result: TeardownResult, detail
  * orphans (a live host would hold the socket). Prunes git's records of
  * vanished ones and tears the rest down by their mode.
  */
-export async function pruneOrphanWorktrees(socket: string, log: (line: string) => void): Promise<void> {
+export async function pruneOrphanWorktrees(
+  socket: string,
+  log: (line: string) => void,
+  /** Worktrees to leave alone (and recorded): restore brings their panes back. */
+  keep: (path: string) => boolean = () => false,
+): Promise<void> {
   const file = statePath(socket);
   const all = await readState(file);
-  const mine = all.filter((e) => e.socket === socket);
+  const kept = all.filter((e) => e.socket === socket && keep(e.path));
+  for (const e of kept) log(`worktree ${e.path} kept: a restored pane works in it`);
+  const mine = all.filter((e) => e.socket === socket && !keep(e.path));
   if (!mine.length) return;
   for (const repo of new Set(mine.map((e) => e.repo))) {
     if (await exists(repo)) await git(["-C", repo, "worktree", "prune"], { timeoutMs: 15_000 });
@@ -370,5 +377,5 @@ export async function pruneOrphanWorktrees(socket: string, log: (line: string) =
     }));
     log(`orphaned ${describeTeardown(entry, result, detail)}`);
   }
-  await writeState(file, all.filter((e) => e.socket !== socket));
+  await writeState(file, all.filter((e) => e.socket !== socket || keep(e.path)));
 }

@@ -22,3 +22,14 @@ export function absoluteDir(dir: string | undefined): string {
   if (dir === "~" || dir.startsWith("~/")) return (Deno.env.get("HOME") ?? "") + dir.slice(1);
   return `${Deno.cwd()}/${dir}`;
 }
+
+/** `--tmux-compat`: `env` with TMUX and the tmux shim first on PATH for this host (docs/tmux.md). */
+export async function withTmuxEnv(env: Record<string, string> | undefined): Promise<Record<string, string>> {
+  const { clientAddress, isRemote } = await import("../client/client.ts");
+  const address = clientAddress();
+  if (isRemote(address)) {
+    throw new UsageError(`--tmux-compat works on this machine's host only, not on "${address}"`);
+  }
+  const { shimEnv } = await import("../tmux/shim.ts");
+  return { ...shimEnv(address, Deno.env), ...env };
+}

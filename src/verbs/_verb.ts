@@ -154,6 +154,8 @@ export interface Verb<O extends Record<string, OptionSpec> = Record<string, Opti
   details?: string;
   options: O;
   positionals: PositionalSpec[];
+  /** Hands every argument to `run` unparsed, in `args` (`paneflow tmux`: tmux's own syntax). */
+  passThrough?: boolean;
   run(p: Parsed<O>): Promise<number>;
 }
 
@@ -168,7 +170,9 @@ export async function runVerb<O extends Record<string, OptionSpec>>(
   argv: string[],
   summary: string,
 ): Promise<number> {
-  const parsed = parseArgs(verb.name, verb.options, verb.positionals, argv);
+  const parsed = verb.passThrough && !(argv.length === 1 && argv[0] === "--help")
+    ? { opts: parseArgs(verb.name, verb.options, [], []).opts, args: argv, help: false }
+    : parseArgs(verb.name, verb.options, verb.positionals, argv);
   if (parsed.help) {
     console.log(renderHelp({ ...verb, summary }, verb.options));
     return 0;

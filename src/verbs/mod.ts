@@ -111,6 +111,12 @@ export const verbs: VerbEntry[] = [
     load: () => dyn("ask"),
   },
   {
+    name: "restore",
+    summary:
+      "Bring back the last host's workspaces, shells and agent conversations (after a crash or reboot)",
+    load: () => dyn("restore"),
+  },
+  {
     name: "ready",
     summary: "Tell whether a pane is ready for input (exit 0 ready, 1 not ready, 4 --wait timed out)",
     load: () => dyn("ready"),
@@ -225,6 +231,11 @@ export const verbs: VerbEntry[] = [
     summary: "Call a JSON-RPC method, or print the protocol's JSON Schema",
     heavy: true,
     load: () => dyn("api"),
+  },
+  {
+    name: "tmux",
+    summary: "Speak tmux: run tmux commands (split-window, list-panes, ...) on this host's panes",
+    load: () => dyn("tmux"),
   },
   {
     name: "hosts",

@@ -1,11 +1,11 @@
 import { connectOrStart } from "../client/autostart.ts";
 import { defineVerb, printJson } from "./_verb.ts";
-import { absoluteDir } from "./_env.ts";
+import { absoluteDir, withTmuxEnv } from "./_env.ts";
 
 export default defineVerb({
   name: "new",
   usage:
-    "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>] [--caps <cap>=<scope>]",
+    "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>] [--restart] [--caps <cap>=<scope>]",
   details: "Starts a detached host first when none answers (unless --no-autostart).",
   options: {
     name: { type: "string", value: "<title>", description: "Workspace title" },
@@ -28,12 +28,19 @@ export default defineVerb({
       value: "<cap>=<scope>",
       description:
         "What the pane's programs may do: write=worker-*,reviewer read=workspace (see paneflow caps)",
+    restart: {
+      type: "boolean",
+      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
     },
     env: {
       type: "string",
       multiple: true,
       value: "<KEY=VALUE>",
       description: "Set an environment variable in the pane",
+    },
+    "tmux-compat": {
+      type: "boolean",
+      description: "Give the pane TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md)",
     },
     "no-autostart": { type: "boolean", description: "Fail instead of starting a host" },
   },
@@ -50,6 +57,10 @@ export default defineVerb({
       if (opts.layout !== undefined) params.layout = opts.layout;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
       if (caps) params.caps = caps;
+      if (opts["tmux-compat"]) {
+        params.env = await withTmuxEnv(params.env as Record<string, string> | undefined);
+      }
+      if (opts.restart) params.restart = true;
       printJson(await client.call("workspace.create", params));
       return 0;
     } finally {

@@ -5,7 +5,7 @@ import { defineVerb } from "./_verb.ts";
 export default defineVerb({
   name: "serve",
   usage:
-    "paneflow serve [--detach | --stdio [--framing ndjson|lsp] | --socket <path>] [--log <file>] [--queue <dir>]",
+    "paneflow serve [--detach | --stdio [--framing ndjson|lsp] | --socket <path>] [--log <file>] [--queue <dir>] [--restore]",
   details: [
     "Socket: $PANEFLOW_SOCKET_PATH, else $XDG_RUNTIME_DIR/paneflow/paneflow.sock,",
     "else /tmp/paneflow-$UID/paneflow.sock. Config: $PANEFLOW_CONFIG or",
@@ -18,6 +18,10 @@ export default defineVerb({
     "",
     "--plugin <manifest> loads an adapter plugin at start (repeatable); --allow-plugin-load",
     "lets clients load and unload plugins (plugin.load / plugin.unload, docs/plugins.md).",
+    "",
+    "--restore brings back the last host's workspaces on this socket at start (config",
+    '`restore`: "off", "ask" (default: journal kept, `paneflow restore` brings it back), "on";',
+    "docs/restore.md).",
     "",
     "--socket <path> runs the host on that socket instead of the default one. Every",
     "transport also speaks ptywright's server.* / session.* protocol (docs/ptywright.md).",
@@ -50,6 +54,10 @@ export default defineVerb({
       type: "boolean",
       description: "Let clients call plugin.load / plugin.unload",
     },
+    restore: {
+      type: "boolean",
+      description: "Restore the last host's workspaces at start (docs/restore.md)",
+    },
     queue: {
       type: "string",
       value: "<dir>",
@@ -77,7 +85,8 @@ export default defineVerb({
       const queue = opts.queue === undefined
         ? []
         : ["--queue", opts.queue.startsWith("/") ? opts.queue : `${Deno.cwd()}/${opts.queue}`];
-      console.log(await startDetached(path, { args: queue }));
+      const args = [...queue, ...(opts.restore ? ["--restore"] : [])];
+      console.log(await startDetached(path, { args }));
       return 0;
     }
     const { startHost } = await import("../server/host.ts");
@@ -110,6 +119,7 @@ export default defineVerb({
           stdio,
           plugins: { manifests: opts.plugin, allowLoad: opts["allow-plugin-load"] },
           queueRoot: opts.queue,
+          ...(opts.restore ? { restore: "on" as const } : {}),
         });
       } catch (e) {
         // A bad config, a live host on the path, a path too long: the user's to fix,

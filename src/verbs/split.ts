@@ -2,7 +2,7 @@ import { withClient } from "../client/client.ts";
 import { resolveOne } from "../client/selectors.ts";
 import { UsageError } from "../errors.ts";
 import { defineVerb, printJson } from "./_verb.ts";
-import { absoluteDir } from "./_env.ts";
+import { absoluteDir, withTmuxEnv } from "./_env.ts";
 
 export default defineVerb({
   name: "split",
@@ -26,12 +26,19 @@ export default defineVerb({
       value: "<cap>=<scope>",
       description:
         "What the pane's programs may do: write=worker-*,reviewer read=workspace (see paneflow caps)",
+    restart: {
+      type: "boolean",
+      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
     },
     env: {
       type: "string",
       multiple: true,
       value: "<KEY=VALUE>",
       description: "Set an environment variable in the pane",
+    },
+    "tmux-compat": {
+      type: "boolean",
+      description: "Give the pane TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md)",
     },
     worktree: {
       type: "string",
@@ -54,6 +61,10 @@ export default defineVerb({
       if (opts.worktree !== undefined) params.managed_worktree = opts.worktree;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
       if (opts.caps.length) params.caps = (await import("./_caps.ts")).parseCapsFlags(opts.caps);
+      if (opts["tmux-compat"]) {
+        params.env = await withTmuxEnv(params.env as Record<string, string> | undefined);
+      }
+      if (opts.restart) params.restart = true;
       printJson(await client.call("surface.split", params));
       return 0;
     });

@@ -101,6 +101,10 @@ export const surface: FamilyHandlers<"surface"> = {
     await registry.closeSurface(s);
     return { closed: s.id };
   },
+  "surface.respawn": async ({ registry }, p) => {
+    const s = await registry.respawn(registry.surface(p.surface_id), p);
+    return registry.describe(s);
+  },
   "surface.send_text": async (ctx, p) => {
     const s = ctx.registry.surface(p.surface_id);
     // `send` types raw; --paste and --submit paste (bracketed when the program asked for it).

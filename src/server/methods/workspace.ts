@@ -24,6 +24,11 @@ export const workspace: FamilyHandlers<"workspace"> = {
     return { ...registry.describeWorkspace(workspace), surface_id: surface.id };
   },
   "workspace.select": ({ registry }, p) => registry.describeWorkspace(registry.select(p.index)),
+  "workspace.rename": ({ registry }, p) => {
+    const ws = registry.workspaceAt(p.index);
+    ws.title = p.name;
+    return registry.describeWorkspace(ws);
+  },
   "workspace.close": async ({ registry }, p) => {
     const ws = registry.workspaceAt(p.index);
     const index = registry.indexOf(ws);
