@@ -55,6 +55,10 @@ export const METHOD_NEEDS: { [M in Method]: Rule<M> } = {
   "workspace.create": onHost("manage"),
   "workspace.up": onHost("manage"),
   "workspace.select": onWorkspace("manage"),
+  "workspace.rename": onWorkspace("manage"),
+  // The last host's journal: what it ran, where; bringing it back makes workspaces.
+  "restore.plan": onHost("read"),
+  "restore.run": onHost("manage"),
   "workspace.close": onWorkspace("manage"),
   "workspace.restore_layout": onWorkspace("manage"),
   "surface.read": on("read"),
@@ -66,6 +70,8 @@ export const METHOD_NEEDS: { [M in Method]: Rule<M> } = {
   "surface.rename": on("manage"),
   "surface.focus": on("manage"),
   "surface.close": on("manage"),
+  // Runs another program in the pane: as much as closing it and making a new one.
+  "surface.respawn": on("manage"),
   "surface.split": (p) => [{
     capability: "manage",
     target: p.surface_id === undefined ? { workspace: null } : { surface_id: p.surface_id },

@@ -28,6 +28,7 @@ export default defineVerb({
       value: "<cap>=<scope>",
       description:
         "What the pane's programs may do: write=worker-*,reviewer read=workspace (see paneflow caps)",
+    },
     restart: {
       type: "boolean",
       description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
