@@ -20,6 +20,7 @@ import {
   GUEST_DEFAULTS,
   PANE_DEFAULTS,
   type Scope,
+  TMUX_DEFAULTS,
 } from "../spec/caps.ts";
 import type { Config } from "../spec/config.ts";
 import type { Connection } from "../core/connection.ts";
@@ -128,7 +129,9 @@ export class CapsService {
 
   /** A pane's grants: the config's defaults, then its own. */
   paneGrants(s: Surface | undefined): Grants {
-    return effective(PANE_DEFAULTS, this._config.caps.pane, s?.caps);
+    // A pane made for tmux's use (tmux_compat, or through the shim) drives its workspace as tmux would.
+    const tmux = s?.env?.TMUX !== undefined ? TMUX_DEFAULTS : undefined;
+    return effective(PANE_DEFAULTS, tmux, this._config.caps.pane, s?.caps);
   }
 
   /** Throws the refusal when `conn`'s caller may not make this call. */

@@ -46,6 +46,12 @@ export type CapsGrant = Partial<Record<Capability, Scope>>;
 /** What a pane may do when neither the config nor its own grant says otherwise. */
 export const PANE_DEFAULTS: CapsGrant = { read: "workspace", msg: "workspace", hook: "self" };
 
+/**
+ * What a pane made for tmux's use (`tmux_compat`, or through the tmux shim) may do besides: an
+ * agent that drives tmux (Claude Code's teams) splits, types into and closes its workspace's panes.
+ */
+export const TMUX_DEFAULTS: CapsGrant = { write: "workspace", submit: "workspace", manage: "workspace" };
+
 /** What a guest may do when the config does not say otherwise. */
 export const GUEST_DEFAULTS: CapsGrant = { read: "all" };
 
