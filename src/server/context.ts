@@ -17,6 +17,7 @@ import type { Typist } from "../typing/mod.ts";
 import type { Connection } from "../core/connection.ts";
 import type { ClientTable } from "./clients.ts";
 import type { EventBus } from "../core/bus.ts";
+import type { NotifyService } from "../notify/service.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -45,6 +46,8 @@ export interface HostContext {
   clients: ClientTable;
   /** The event bus (`system.stats`). */
   bus: EventBus;
+  /** Notifications and reply links (src/notify/). */
+  notify: NotifyService;
 }
 
 /**

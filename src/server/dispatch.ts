@@ -42,12 +42,13 @@ import { workspace } from "./methods/workspace.ts";
 import { isPtywrightMethod } from "../spec/ptywright.ts";
 import { callPtywright } from "./methods/ptywright.ts";
 import { queue } from "./methods/queue.ts";
+import { notify } from "./methods/notify.ts";
 
 export type { HostContext } from "./context.ts";
 export { parseEnvelope, type Request, type Response } from "../wire/envelope.ts";
 
 /** Every method's handler, one family per namespace. */
-const handlers: Handlers = { ...system, ...workspace, ...surface, ...fleet, ...ai, ...queue };
+const handlers: Handlers = { ...system, ...workspace, ...surface, ...fleet, ...ai, ...queue, ...notify };
 
 function gateMessage(method: string, gate: "send" | "keystroke"): string {
   return gate === "send"

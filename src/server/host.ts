@@ -26,6 +26,7 @@ import { HostGuard } from "../core/isolation/host_guard.ts";
 import { Sessions } from "../session/mod.ts";
 import { PaneIO } from "../paneio/service.ts";
 import { Typist } from "../typing/mod.ts";
+import { NotifyService } from "../notify/service.ts";
 
 /** A running host. */
 export interface Host {
@@ -173,6 +174,7 @@ interface Parts {
   typing: Typist;
   paneio: PaneIO;
   guard: HostGuard;
+  notify: NotifyService;
 }
 
 /**
@@ -222,7 +224,30 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
-  return { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard };
+  const notify = new NotifyService({
+    bus,
+    registry,
+    pool,
+    agents,
+    typing,
+    config: config.notify,
+    log,
+  });
+  return {
+    config,
+    log,
+    bus,
+    pool,
+    registry,
+    sessions,
+    plugins,
+    procs,
+    agents,
+    typing,
+    paneio,
+    guard,
+    notify,
+  };
 }
 
 /**
@@ -230,7 +255,7 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
  * adds one line here (and keeps its state in its own folder).
  */
 function servicesOf(parts: Parts, opts: HostOptions): Service[] {
-  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio } = parts;
+  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio, notify } = parts;
   return [
     { name: "procs", dispose: () => procs.close() },
     {
@@ -261,6 +286,8 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
       },
       dispose: () => paneio.dispose(),
     },
+    // src/notify/: rules to sinks, reply links.
+    { name: "notify", start: () => notify.start(), dispose: () => notify.dispose() },
   ];
 }
 
@@ -380,6 +407,7 @@ function contextOf(
     connections: more.connections,
     clients: more.clients,
     bus: parts.bus,
+    notify: parts.notify,
   };
 }
 

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { configPath } from "../paths.ts";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 import { PaneioConfig, QueueConfig } from "./paneio.ts";
+import { NotifyConfig } from "./notify.ts";
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -50,6 +51,7 @@ export const ConfigSchema = z.strictObject({
   }).prefault({}),
   paneio: PaneioConfig,
   queue: QueueConfig,
+  notify: NotifyConfig,
 });
 
 /** The host's settings, every default filled in. */

@@ -13,6 +13,7 @@
 import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
+import { notifyMethods } from "./notify.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -185,6 +186,7 @@ export const methods = {
   "ai.exit": AiFrame,
   "ai.session_end": AiFrame,
   ...paneioMethods,
+  ...notifyMethods,
 } as const;
 
 /** A method name. */
@@ -249,6 +251,9 @@ export const EVENT_TYPES = [
   "surface_closed",
   "workspace_created",
   "workspace_closed",
+  "notification_sent",
+  "notification_failed",
+  "remote_reply",
   // Always delivered; accepted so that a list naming them is valid.
   "heartbeat",
   "dropped",

@@ -18,6 +18,7 @@
 import { z } from "zod";
 import type { LayoutTree, Method } from "./protocol.ts";
 import type { PluginMethod, PwMethod } from "./ptywright.ts";
+import { notifyResults as notify } from "./notify.ts";
 
 const Int = z.number().int();
 const Id = Int.min(1).describe("Pane id (surface_id)");
@@ -561,6 +562,7 @@ export const resultFamilies = {
   fleet,
   ai,
   queue,
+  notify,
   events,
   server,
   session,
@@ -580,6 +582,7 @@ export const results = {
   ...fleet,
   ...ai,
   ...queue,
+  ...notify,
   ...events,
   ...server,
   ...session,
