@@ -53,7 +53,10 @@ async function post(url: string, json: unknown, headers: Record<string, string>,
     });
   } catch (e) {
     const err = e as Error;
-    throw new Error(err.name === "TimeoutError" ? "timed out" : err.message.split("\n")[0]);
+    if (err.name === "TimeoutError") throw new Error("timed out");
+    // Deno's "fetch failed" says why in its cause (connection refused, DNS, TLS).
+    const why = err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message;
+    throw new Error(why.split("\n")[0].slice(0, 300));
   }
   await res.body?.cancel();
   if (!res.ok) throw new Error(`HTTP ${res.status}`);

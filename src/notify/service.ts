@@ -182,10 +182,10 @@ export class NotifyService {
     name: string,
     body: NotifyBody,
     rule: number | null,
-    done?: (ok: boolean, error: string | null) => void,
+    done?: (ok: boolean, error: string | null, attempts: number) => void,
   ) {
     const q = this.#queues.get(name);
-    if (!q) return done?.(false, `no sink named "${name}"`);
+    if (!q) return done?.(false, `no sink named "${name}"`, 0);
     q.push({
       body,
       done: (o) => {
@@ -202,7 +202,7 @@ export class NotifyService {
             ? { type: "notification_sent", ...base }
             : { type: "notification_failed", ...base, error: o.error },
         );
-        done?.(o.ok, o.ok ? null : o.error);
+        done?.(o.ok, o.ok ? null : o.error, o.attempts);
       },
     });
   }
@@ -232,16 +232,8 @@ export class NotifyService {
       time: new Date().toISOString(),
       replies: {},
     };
-    const q = this.#queues.get(sink)!;
     return new Promise((resolve) => {
-      const started = q.stats.sent + q.stats.failed;
-      this.#send(sink, body, null, (ok, error) =>
-        resolve({
-          sink,
-          ok,
-          error,
-          attempts: Math.max(1, q.stats.sent + q.stats.failed - started),
-        }));
+      this.#send(sink, body, null, (ok, error, attempts) => resolve({ sink, ok, error, attempts }));
     });
   }
 
