@@ -11,6 +11,8 @@ import assert from "node:assert/strict";
 import { startAgent, submit, waitStatus } from "./_agents.ts";
 import { waitUntil, withHost } from "./_harness.ts";
 import { startWeb } from "./_web.ts";
+import { Client } from "../src/client/client.ts";
+import { eventSchemas } from "../src/spec/events.ts";
 
 interface Received {
   at: number;
@@ -79,7 +81,9 @@ Deno.test("notify: a permission dialog reaches a webhook; its reply link approve
     await withHost({ config: JSON.stringify(config) }, async (host) => {
       const web = await startWeb(host);
       const cs = await startAgent(host, { name: "cs", hooked: true });
+      const stream = await Client.connect(host.socket);
       try {
+        await stream.subscribe({ types: ["remote_reply"] });
         cs.mock.enqueue({ kind: "bash", command: "touch approved.txt", then: "Approved and done." });
         assert.equal((await submit(host, "cs", "make the approved file")).status, "submitted");
         await waitUntil("the webhook POST", () => main.got.length > 0, { timeoutMs: 60_000 });
@@ -121,6 +125,25 @@ Deno.test("notify: a permission dialog reaches a webhook; its reply link approve
         assert.equal(again.status, 403);
         assert.match(String(again.json.error), /used already/);
 
+        // Each use is a remote_reply event, with where it came from.
+        const replies: Record<string, unknown>[] = [];
+        await waitUntil("three remote_reply events", async () => {
+          const m = await stream.nextWithin(200);
+          if (m) {
+            const r = eventSchemas.remote_reply.safeParse(m.value);
+            assert.ok(r.success, JSON.stringify(m.value));
+            assert.deepEqual(r.data, m.value);
+            replies.push(m.value);
+          }
+          return replies.length >= 3;
+        }, { timeoutMs: 5000 });
+        assert.deepEqual(replies.map((r) => [r.action, r.ok, r.origin]), [
+          [null, false, "127.0.0.1"],
+          ["approve", true, "127.0.0.1"],
+          [null, false, "127.0.0.1"],
+        ]);
+        assert.equal(replies[1].surface_id, cs.surfaceId);
+
         // The short turn: the "log" rule (no threshold) hears of it, with the secret redacted; "phone" does not.
         await waitUntil("the finished notification", () => other.got.length > 0, { timeoutMs: 10_000 });
         assert.ok(main.got.every((g) => g.body.event === "waiting_for_input"), JSON.stringify(main.got));
@@ -142,6 +165,7 @@ Deno.test("notify: a permission dialog reaches a webhook; its reply link approve
         for (let i = 0; i < 20; i++) await host.rpc("system.ping");
         assert.ok(performance.now() - t0 < 2000, "pings while a sink hangs");
       } finally {
+        stream.close();
         await web.stop();
         await cs.dispose();
       }
