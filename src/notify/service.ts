@@ -11,12 +11,9 @@
  * @module
  */
 import type { BusEvent, EventBus, Subscription } from "../core/bus.ts";
-import type { PanePool } from "../core/pane/pool.ts";
 import type { Registry, Surface } from "../core/registry.ts";
 import type { AgentTracker } from "../agents/tracker.ts";
-import { answerDialog } from "../agents/answer.ts";
 import { type Typist, writable } from "../typing/mod.ts";
-import { keyBytes } from "../core/pane/keys.ts";
 import { RpcError } from "../errors.ts";
 import { ErrorCode } from "../spec/codes.ts";
 import type { NotifyConfig, NotifyWhen, ReplyAction } from "../spec/notify.ts";
@@ -29,7 +26,6 @@ import { type PaneFacts, RuleState } from "./rules.ts";
 export interface NotifyHost {
   bus: EventBus;
   registry: Registry;
-  pool: PanePool;
   agents: AgentTracker;
   /** Every write into a pane: a one-line answer is `send --submit`'s, an interrupt `key`'s. */
   typing: Typist;
@@ -303,20 +299,13 @@ export class NotifyService {
     dialogId: string | null,
     text: string | undefined,
   ): Promise<string> {
-    const { registry, pool, agents, typing } = this._host;
+    const { registry, agents, typing } = this._host;
     const s = writable(registry.surface(id));
     await agents.detectUntracked([s], true);
     switch (action) {
       case "approve":
       case "deny": {
-        const r = await answerDialog({
-          pool,
-          agents,
-          id,
-          generation: () => s.generation,
-          answer: action,
-          dialogId: dialogId ?? undefined,
-        });
+        const r = await typing.answer(s, action, dialogId ?? undefined);
         return r.closed ? `answered ${action}` : `pressed ${r.keys.join(" ")}; the dialog is still shown`;
       }
       case "answer": {
@@ -326,11 +315,7 @@ export class NotifyService {
       }
       case "interrupt": {
         const key = agents.toolOf(id) ? "esc" : "ctrl-c";
-        const modes = await pool.modes(id);
-        const k = keyBytes(key, { applicationCursor: modes.application_cursor });
-        if ("error" in k) throw new Error(k.error);
-        await typing.write(s, k.bytes, "keys");
-        agents.noteKey(id, key);
+        await typing.press(s, key, "keystroke");
         return `pressed ${key}`;
       }
     }

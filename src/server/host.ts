@@ -227,7 +227,6 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
   const notify = new NotifyService({
     bus,
     registry,
-    pool,
     agents,
     typing,
     config: config.notify,
