@@ -33,6 +33,12 @@ export interface NotifyHost {
   log: (line: string) => void;
 }
 
+/**
+ * How long a "waiting" without a dialog on screen yet waits for one to be drawn (Claude Code's
+ * Notification hook can come before its dialog), so the links can approve it.
+ */
+const DIALOG_WAIT_MS = 600;
+
 const TYPES = new Set(["agent_state", "ai.exit", "surface_exited", "surface_closed"]);
 
 /** The reply links a notification of `when` offers. */
@@ -135,10 +141,8 @@ export class NotifyService {
   ): Promise<NotifyBody> {
     const status = this._host.agents.status(s);
     let dialogId = (ev.dialog_id as string | null | undefined) ?? status.dialog_id ?? null;
-    // A hook can say "waiting" before the screen was read: read it now for the dialog's id.
-    if (dialogId === null && hit.when === "waiting_for_input") {
-      dialogId = (await this._host.agents.screenNow(s.id).catch(() => null))?.verdict?.dialog?.id ?? null;
-    }
+    // A hook can say "waiting" before the agent draws its dialog: look at the screen a moment.
+    if (dialogId === null && hit.when === "waiting_for_input") dialogId = await this.#dialogSoon(s.id);
     const replies: NotifyBody["replies"] = {};
     if (this.#publicUrl) {
       for (const action of actionsFor(hit.when, dialogId !== null)) {
@@ -172,6 +176,18 @@ export class NotifyService {
       time: new Date().toISOString(),
       replies,
     };
+  }
+
+  /** The dialog the pane shows within {@link DIALOG_WAIT_MS}, or null (a question, not a dialog). */
+  async #dialogSoon(id: number): Promise<string | null> {
+    const end = Date.now() + DIALOG_WAIT_MS;
+    while (true) {
+      const shown = (await this._host.agents.screenNow(id).catch(() => null))?.verdict?.dialog?.id ?? null;
+      if (shown !== null || Date.now() >= end || this._host.agents.stateOf(id) !== "waiting_for_input") {
+        return shown;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   #send(
