@@ -18,6 +18,7 @@ import type { Restorer } from "../restore/mod.ts";
 import type { Connection } from "../core/connection.ts";
 import type { ClientTable } from "./clients.ts";
 import type { EventBus } from "../core/bus.ts";
+import type { NotifyService } from "../notify/service.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -48,6 +49,8 @@ export interface HostContext {
   clients: ClientTable;
   /** The event bus (`system.stats`). */
   bus: EventBus;
+  /** Notifications and reply links (src/notify/). */
+  notify: NotifyService;
 }
 
 /**

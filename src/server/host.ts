@@ -28,6 +28,7 @@ import { Sessions } from "../session/mod.ts";
 import { PaneIO } from "../paneio/service.ts";
 import { Typist } from "../typing/mod.ts";
 import { journaledDirs, type Restorer, restoreService } from "../restore/mod.ts";
+import { NotifyService } from "../notify/service.ts";
 
 /** A running host. */
 export interface Host {
@@ -178,6 +179,7 @@ interface Parts {
   paneio: PaneIO;
   guard: HostGuard;
   restore: Restorer;
+  notify: NotifyService;
 }
 
 /**
@@ -230,6 +232,16 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
+  const core = { config, log, bus, pool, registry, sessions, plugins, procs, agents, typing, paneio, guard };
+  return { ...core, ...outerParts(core, opts) };
+}
+
+/** The features that watch the whole host: the restore journal and notifications. */
+function outerParts(
+  p: Omit<Parts, "restore" | "notify">,
+  opts: HostOptions,
+): Pick<Parts, "restore" | "notify"> {
+  const { config, registry, pool, agents, bus, typing, log, plugins } = p;
   const restore = restoreService({
     config,
     registry,
@@ -246,21 +258,8 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     const extra = plugins.describeSurface(s.session);
     return mark ? { ...extra, restored: mark } : extra;
   };
-  return {
-    config,
-    log,
-    bus,
-    pool,
-    registry,
-    sessions,
-    plugins,
-    procs,
-    agents,
-    typing,
-    paneio,
-    guard,
-    restore,
-  };
+  const notify = new NotifyService({ bus, registry, agents, typing, config: config.notify, log });
+  return { restore, notify };
 }
 
 /**
@@ -268,7 +267,7 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
  * adds one line here (and keeps its state in its own folder).
  */
 function servicesOf(parts: Parts, opts: HostOptions): Service[] {
-  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio } = parts;
+  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio, notify } = parts;
   return [
     { name: "procs", dispose: () => procs.close() },
     {
@@ -299,6 +298,8 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
       },
       dispose: () => paneio.dispose(),
     },
+    // src/notify/: rules to sinks, reply links.
+    { name: "notify", start: () => notify.start(), dispose: () => notify.dispose() },
     // src/restore/: last of all at start (the last host's workspaces back), first at a stop
     // (the journal written while every pane still runs).
     { name: "restore", start: () => parts.restore.start(), dispose: () => parts.restore.dispose() },
@@ -425,6 +426,7 @@ function contextOf(
     connections: more.connections,
     clients: more.clients,
     bus: parts.bus,
+    notify: parts.notify,
   };
 }
 

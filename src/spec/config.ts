@@ -10,6 +10,7 @@ import { configPath } from "../paths.ts";
 import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 import { PaneioConfig, QueueConfig } from "./paneio.ts";
 import { RestoreConfig } from "./restore.ts";
+import { NotifyConfig } from "./notify.ts";
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -53,6 +54,7 @@ export const ConfigSchema = z.strictObject({
   paneio: PaneioConfig,
   queue: QueueConfig,
   restore: RestoreConfig,
+  notify: NotifyConfig,
 });
 
 /** The host's settings, every default filled in. */

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
 import { restoreMethods } from "./restore.ts";
+import { notifyMethods } from "./notify.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -200,6 +201,7 @@ export const methods = {
   "ai.session_end": AiFrame,
   ...paneioMethods,
   ...restoreMethods,
+  ...notifyMethods,
 } as const;
 
 /** A method name. */
@@ -264,6 +266,9 @@ export const EVENT_TYPES = [
   "surface_closed",
   "workspace_created",
   "workspace_closed",
+  "notification_sent",
+  "notification_failed",
+  "remote_reply",
   // Always delivered; accepted so that a list naming them is valid.
   "heartbeat",
   "dropped",
