@@ -56,6 +56,11 @@ export const METHOD_NEEDS: { [M in Method]: Rule<M> } = {
   "workspace.up": onHost("manage"),
   "workspace.select": onWorkspace("manage"),
   "workspace.rename": onWorkspace("manage"),
+  // Notifications: the sinks (their URLs are secrets), a test send, the web's URL, a reply link's press.
+  "notify.ls": onHost("admin"),
+  "notify.test": onHost("admin"),
+  "notify.web": onHost("admin"),
+  "notify.reply": onHost("admin"),
   // The last host's journal: what it ran, where; bringing it back makes workspaces.
   "restore.plan": onHost("read"),
   "restore.run": onHost("manage"),

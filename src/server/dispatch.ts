@@ -43,12 +43,22 @@ import { isPtywrightMethod } from "../spec/ptywright.ts";
 import { callPtywright } from "./methods/ptywright.ts";
 import { queue } from "./methods/queue.ts";
 import { restore } from "./methods/restore.ts";
+import { notify } from "./methods/notify.ts";
 
 export type { HostContext } from "./context.ts";
 export { parseEnvelope, type Request, type Response } from "../wire/envelope.ts";
 
 /** Every method's handler, one family per namespace. */
-const handlers: Handlers = { ...system, ...workspace, ...surface, ...fleet, ...ai, ...queue, ...restore };
+const handlers: Handlers = {
+  ...system,
+  ...workspace,
+  ...surface,
+  ...fleet,
+  ...ai,
+  ...queue,
+  ...restore,
+  ...notify,
+};
 
 function gateMessage(method: string, gate: "send" | "keystroke"): string {
   return gate === "send"

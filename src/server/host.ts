@@ -30,6 +30,7 @@ import { Typist } from "../typing/mod.ts";
 import { CapsService, describeGrants } from "../caps/service.ts";
 import { listenWithPeers, type PeerListener } from "../caps/peer_listener.ts";
 import { journaledDirs, type Restorer, restoreService } from "../restore/mod.ts";
+import { NotifyService } from "../notify/service.ts";
 
 /** A running host. */
 export interface Host {
@@ -181,6 +182,7 @@ interface Parts {
   guard: HostGuard;
   caps: CapsService;
   restore: Restorer;
+  notify: NotifyService;
 }
 
 /**
@@ -234,6 +236,30 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     log,
     table: () => procs.table(),
   });
+  const core = {
+    config,
+    log,
+    bus,
+    pool,
+    registry,
+    sessions,
+    plugins,
+    procs,
+    agents,
+    typing,
+    paneio,
+    guard,
+    caps,
+  };
+  return { ...core, ...outerParts(core, opts) };
+}
+
+/** The features that watch the whole host: the restore journal and notifications. */
+function outerParts(
+  p: Omit<Parts, "restore" | "notify">,
+  opts: HostOptions,
+): Pick<Parts, "restore" | "notify"> {
+  const { config, registry, pool, agents, bus, typing, log, plugins, caps } = p;
   const restore = restoreService({
     config,
     registry,
@@ -250,22 +276,8 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     const extra = { ...plugins.describeSurface(s.session), caps: describeGrants(caps.paneGrants(s)) };
     return mark ? { ...extra, restored: mark } : extra;
   };
-  return {
-    config,
-    log,
-    bus,
-    pool,
-    registry,
-    sessions,
-    plugins,
-    procs,
-    agents,
-    typing,
-    paneio,
-    guard,
-    restore,
-    caps,
-  };
+  const notify = new NotifyService({ bus, registry, agents, typing, config: config.notify, log });
+  return { restore, notify };
 }
 
 /**
@@ -273,7 +285,7 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
  * adds one line here (and keeps its state in its own folder).
  */
 function servicesOf(parts: Parts, opts: HostOptions): Service[] {
-  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio, caps } = parts;
+  const { config, registry, pool, guard, agents, plugins, procs, typing, paneio, notify, caps } = parts;
   return [
     // src/caps/: classifies each connection as it opens, before any other service sees it.
     caps,
@@ -306,6 +318,8 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
       },
       dispose: () => paneio.dispose(),
     },
+    // src/notify/: rules to sinks, reply links.
+    { name: "notify", start: () => notify.start(), dispose: () => notify.dispose() },
     // src/restore/: last of all at start (the last host's workspaces back), first at a stop
     // (the journal written while every pane still runs).
     { name: "restore", start: () => parts.restore.start(), dispose: () => parts.restore.dispose() },
@@ -434,6 +448,7 @@ function contextOf(
     clients: more.clients,
     bus: parts.bus,
     caps: parts.caps,
+    notify: parts.notify,
   };
 }
 

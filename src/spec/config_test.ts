@@ -17,6 +17,7 @@ const DEFAULTS = {
   queue: { grace_secs: 30, timeout_secs: 3600 },
   caps: { pane: {}, guest: {}, detached: "guest" },
   restore: { mode: "ask", history_lines: 2000 },
+  notify: { rules: [], sinks: {}, link_ttl_secs: 3600 },
 };
 
 function fails(text: string, message: string) {
@@ -151,4 +152,15 @@ Deno.test("parseConfig: named remote hosts get their defaults; a bad name or a m
   assert.throws(() => parseConfig('{"hosts": {"a b": {"ssh": "x"}}}', FILE), /hosts/);
   assert.throws(() => parseConfig('{"hosts": {"gpu": {}}}', FILE), /hosts\.gpu\.ssh/);
   assert.throws(() => parseConfig('{"hosts": {"gpu": {"ssh": "x", "port": 2}}}', FILE), /hosts\.gpu\.port/);
+});
+
+Deno.test("parseConfig: a notify rule naming a sink the config lacks", () => {
+  fails(
+    '{"notify": {"sinks": {"a": {"type": "desktop"}}, "rules": [{"when": ["errored"], "to": ["a", "b"]}]}}',
+    `Invalid config key "notify.rules.0.to.1" in ${FILE}: no sink named "b"`,
+  );
+  fails(
+    '{"notify": {"sinks": {"a": {"type": "pager"}}}}',
+    `Invalid config key "notify.sinks.a.type" in ${FILE}: Invalid discriminator value. Expected 'webhook' | 'slack' | 'ntfy' | 'command' | 'desktop'`,
+  );
 });

@@ -113,6 +113,14 @@ export const errorTables: Record<string, ErrorTable> = {
     meaning: "a hook frame without the pane's PANEFLOW_PANE_TOKEN (docs/security.md)",
   }),
   queue: paneflow({ code: ErrorCode.InternalError, name: "InternalError", meaning: "PaneIO is not running" }),
+  notify: paneflow(
+    {
+      code: ErrorCode.InvalidParams,
+      name: "InvalidParams",
+      meaning: `notify.test: no such sink; notify.reply: a refused link (data.reason "link_refused": ` +
+        `forged, expired or used) or a refused action (a stale dialog, like surface.answer)`,
+    },
+  ),
   events: paneflow({
     code: ErrorCode.InvalidRequest,
     name: "InvalidRequest",

@@ -107,6 +107,36 @@ const caps = {
   }).describe("A call was refused for want of a capability (docs/security.md)"),
 };
 
+const NotifyOutcome = {
+  ...Ts,
+  surface_id: Id.optional().describe("The pane it is about; none for notify test"),
+  sink: z.string(),
+  sink_type: z.enum(["webhook", "slack", "ntfy", "command", "desktop"]),
+  rule: Int.nullable().describe("Index of the rule in the config; null for notify test"),
+  event: z.string().describe("waiting_for_input, finished, errored, stalled, exited_nonzero or test"),
+  attempts: Int,
+};
+
+const notify = {
+  notification_sent: z.object({ type: z.literal("notification_sent"), ...NotifyOutcome })
+    .describe("A sink took a notification (docs/notify.md)"),
+  notification_failed: z.object({
+    type: z.literal("notification_failed"),
+    ...NotifyOutcome,
+    error: z.string(),
+  })
+    .describe("A notification was given up: retries spent, rate limit, or a full queue"),
+  remote_reply: z.object({
+    type: z.literal("remote_reply"),
+    ...Ts,
+    surface_id: Id.optional().describe("None when the link itself was refused"),
+    action: z.enum(["approve", "deny", "answer", "interrupt"]).nullable(),
+    origin: z.string().describe("Where the reply came from (the web view's peer, X-Forwarded-For)"),
+    ok: z.boolean(),
+    error: z.string().nullable(),
+  }).describe("A reply link was used (docs/notify.md)"),
+};
+
 const events = {
   heartbeat: z.object({ type: z.literal("heartbeat"), ts: Int }).describe("After a quiet interval"),
   dropped: z.object({ type: z.literal("dropped"), count: Int })
@@ -129,7 +159,7 @@ const session = {
  * notification method (ptywright's, sent as JSON-RPC notifications whose
  * `params` these describe).
  */
-export const eventFamilies = { surface, workspace, ai, caps, events, session } as const;
+export const eventFamilies = { surface, workspace, ai, caps, notify, events, session } as const;
 
 /** Every stream event type and notification has a schema (a compile error otherwise). */
 export const eventSchemas: Record<

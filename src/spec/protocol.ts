@@ -15,6 +15,7 @@ import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
 import { CapsGrant } from "./caps.ts";
 import { restoreMethods } from "./restore.ts";
+import { notifyMethods } from "./notify.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -203,6 +204,7 @@ export const methods = {
   "ai.session_end": AiFrame,
   ...paneioMethods,
   ...restoreMethods,
+  ...notifyMethods,
 } as const;
 
 /** A method name. */
@@ -268,6 +270,9 @@ export const EVENT_TYPES = [
   "workspace_created",
   "workspace_closed",
   "capability_refused",
+  "notification_sent",
+  "notification_failed",
+  "remote_reply",
   // Always delivered; accepted so that a list naming them is valid.
   "heartbeat",
   "dropped",

@@ -227,6 +227,11 @@ export const verbs: VerbEntry[] = [
     load: () => dyn("web"),
   },
   {
+    name: "notify",
+    summary: "List notification rules and sinks, or send a test notification",
+    load: () => dyn("notify"),
+  },
+  {
     name: "api",
     summary: "Call a JSON-RPC method, or print the protocol's JSON Schema",
     heavy: true,

@@ -16,7 +16,7 @@ export function parseListen(value: string): { hostname: string; port: number } {
 
 export default defineVerb({
   name: "web",
-  usage: "paneflow web [--listen 127.0.0.1:PORT] [--open] [--input]",
+  usage: "paneflow web [--listen 127.0.0.1:PORT] [--open] [--input] [--public-url URL]",
   details: [
     "A separate process: a client of the host's socket that serves one page and a WebSocket.",
     "Prints the URL with a fresh random token in its fragment (http://127.0.0.1:PORT/#token=...);",
@@ -33,6 +33,11 @@ export default defineVerb({
     },
     open: { type: "boolean", description: "Open the URL in the default browser" },
     input: { type: "boolean", description: "Let a focused tile type into its pane (needs the write gate)" },
+    "public-url": {
+      type: "string",
+      value: "<url>",
+      description: "Where this server is reachable from elsewhere, for reply links (docs/notify.md)",
+    },
   },
   positionals: [],
   async run({ opts }) {
@@ -43,7 +48,14 @@ export default defineVerb({
     const log = (line: string) => console.error(line);
     let server;
     try {
-      server = await startWeb({ socket: socketPath(), ...listen, input: opts.input, token, log });
+      server = await startWeb({
+        socket: socketPath(),
+        ...listen,
+        input: opts.input,
+        token,
+        log,
+        publicUrl: opts["public-url"],
+      });
     } catch (e) {
       if (e instanceof Deno.errors.AddrInUse) {
         throw new UsageError(

@@ -115,3 +115,18 @@ export async function answerFromPage(
     return `Answer refused: ${(e as Error).message}`;
   }
 }
+
+/** One call on a connection of its own (reply links: each is one request). */
+export async function callOnce<M extends ResultMethod>(
+  path: string,
+  method: M,
+  params: unknown,
+): Promise<Result<M>> {
+  const link = await HostLink.open(path);
+  if (!link) throw new Error("The paneflow host is not running");
+  try {
+    return await link.call(method, params);
+  } finally {
+    link.close();
+  }
+}

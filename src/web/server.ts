@@ -27,6 +27,7 @@
 import { authorized, isLoopback, sameOrigin, WS_PROTOCOL } from "./auth.ts";
 import { ASSETS, loaderPage } from "./assets.ts";
 import { answerFromPage, HostEvents, HostLink } from "./host_link.ts";
+import { announce, isReplyPath, serveReply } from "./reply.ts";
 import type { Result } from "../spec/results.ts";
 import { ClientMessage, EVENT_TYPES, SECURITY_HEADERS, text } from "./messages.ts";
 import { PAGE_SCREENS_MS, SEND_HIGH_WATER, Tab, TILE_CELLS_PER_SECOND } from "./tab.ts";
@@ -77,6 +78,8 @@ export interface WebOptions {
   token: string;
   /** Diagnostics (never the token). */
   log: (line: string) => void;
+  /** Where reply links point (`--public-url`); default this server's own URL. */
+  publicUrl?: string;
 }
 
 /** A running web server. */
@@ -499,20 +502,29 @@ class Mirror {
   }
 }
 
+/** The loader page (no token needed: it reads the token from the fragment). */
+function loaderResponse(req: Request, loader: { html: string; csp: string }): Response {
+  return new Response(req.method === "HEAD" ? null : loader.html, {
+    headers: {
+      ...SECURITY_HEADERS,
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": loader.csp,
+    },
+  });
+}
+
 /** Starts the server; it runs until {@link WebServer.close}. */
 export async function startWeb(opts: WebOptions): Promise<WebServer> {
   const mirror = new Mirror(opts);
   const loader = await loaderPage();
-  const handler = (req: Request): Response => {
+  const handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>): Response | Promise<Response> => {
     const url = new URL(req.url);
+    // A reply link carries its own credential (src/web/reply.ts), not the page's token.
+    if (isReplyPath(url.pathname)) {
+      return serveReply(req, { socket: opts.socket, peer: info.remoteAddr.hostname });
+    }
     if (url.pathname === "/" && (req.method === "GET" || req.method === "HEAD")) {
-      return new Response(req.method === "HEAD" ? null : loader.html, {
-        headers: {
-          ...SECURITY_HEADERS,
-          "content-type": "text/html; charset=utf-8",
-          "content-security-policy": loader.csp,
-        },
-      });
+      return loaderResponse(req, loader);
     }
     if (!authorized(req.headers, opts.token)) {
       return text(401, "Unauthorized: open the URL that paneflow web printed, with its #token=...\n", {
@@ -563,6 +575,7 @@ export async function startWeb(opts: WebOptions): Promise<WebServer> {
     );
   }
   const running = mirror.run();
+  await announce(opts, url);
   return {
     url,
     port: addr.port,
