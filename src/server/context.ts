@@ -19,6 +19,7 @@ import type { Connection } from "../core/connection.ts";
 import type { ClientTable } from "./clients.ts";
 import type { EventBus } from "../core/bus.ts";
 import type { NotifyService } from "../notify/service.ts";
+import type { UsageService } from "../usage/service.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -51,6 +52,8 @@ export interface HostContext {
   bus: EventBus;
   /** Notifications and reply links (src/notify/). */
   notify: NotifyService;
+  /** What the agents spent (src/usage/). */
+  usage: UsageService;
 }
 
 /**

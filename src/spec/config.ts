@@ -11,6 +11,7 @@ import { parse, type ParseError, printParseErrorCode, stripComments } from "json
 import { PaneioConfig, QueueConfig } from "./paneio.ts";
 import { RestoreConfig } from "./restore.ts";
 import { NotifyConfig } from "./notify.ts";
+import { UsageConfig } from "./usage.ts";
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -55,6 +56,7 @@ export const ConfigSchema = z.strictObject({
   queue: QueueConfig,
   restore: RestoreConfig,
   notify: NotifyConfig,
+  usage: UsageConfig,
 });
 
 /** The host's settings, every default filled in. */

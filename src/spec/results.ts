@@ -16,6 +16,7 @@
  * @module
  */
 import { z } from "zod";
+import { FleetSpend, UsageBudgetResult, UsageResult } from "./usage.ts";
 import type { LayoutTree, Method } from "./protocol.ts";
 import type { PluginMethod, PwMethod } from "./ptywright.ts";
 import { RestoredMark, restoreResults } from "./restore.ts";
@@ -345,7 +346,8 @@ const surface = {
   "surface.clear": z.object({ surface_id: Id, cleared: z.literal(true) }),
 };
 
-const fleet = { "fleet.list": z.object({ agents: z.array(AgentStatus) }) };
+const fleet = { "fleet.list": z.object({ agents: z.array(AgentStatus.extend(FleetSpend)) }) };
+const usage = { "usage.get": UsageResult, "usage.budget": UsageBudgetResult };
 
 const ai = Object.fromEntries(
   (["session_start", "prompt_submit", "tool_use", "notification", "stop", "exit", "session_end"] as const)
@@ -374,6 +376,7 @@ export const resultFamilies = {
   workspace,
   surface,
   fleet,
+  usage,
   ai,
   queue,
   restore: restoreResults,
@@ -395,6 +398,7 @@ export const results = {
   ...workspace,
   ...surface,
   ...fleet,
+  ...usage,
   ...ai,
   ...queue,
   ...restoreResults,

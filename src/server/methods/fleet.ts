@@ -7,8 +7,13 @@ import type { FamilyHandlers } from "./_types.ts";
 
 /** The `fleet.*` handlers. */
 export const fleet: FamilyHandlers<"fleet"> = {
-  "fleet.list": async ({ registry, agents }) => {
+  "fleet.list": async ({ registry, agents, usage }) => {
     await agents.detectUntracked(registry.surfaces.values(), true);
-    return { agents: agents.fleet() };
+    return {
+      agents: agents.fleet().map((a) => {
+        const spent = usage.paneTotals(a.surface_id);
+        return { ...a, cost_usd: spent?.cost_usd ?? null, total_tokens: spent?.total_tokens ?? null };
+      }),
+    };
   },
 };
