@@ -17,6 +17,7 @@ const DEFAULTS = {
   queue: { grace_secs: 30, timeout_secs: 3600 },
   restore: { mode: "ask", history_lines: 2000 },
   notify: { rules: [], sinks: {}, link_ttl_secs: 3600 },
+  usage: { prices: {} },
 };
 
 function fails(text: string, message: string) {
