@@ -53,7 +53,19 @@ export interface Tokens {
 }
 
 /** The price of `model`: the longest matching prefix of `overrides`, then of the shipped table. */
-export function priceOf(model: string, overrides: Readonly<Record<string, Price>> = {}): Price | null {
+export function priceOf(model: string, overrides: Readonly<Record<string, Price>> = NONE): Price | null {
+  let known = memo.get(overrides);
+  if (!known) memo.set(overrides, known = new Map());
+  let p = known.get(model);
+  if (p === undefined) known.set(model, p = lookup(model, overrides));
+  return p;
+}
+
+const NONE: Readonly<Record<string, Price>> = {};
+/** Looked-up prices by override table, then model name (the ledger asks once per message). */
+const memo = new WeakMap<Readonly<Record<string, Price>>, Map<string, Price | null>>();
+
+function lookup(model: string, overrides: Readonly<Record<string, Price>>): Price | null {
   const name = model.replace(/^(?:anthropic|openai|google)\//, "");
   for (const table of [overrides, PRICES]) {
     let best: string | null = null;
