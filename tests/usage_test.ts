@@ -99,17 +99,21 @@ Deno.test("usage: the ledger of two Claude Code panes and a Codex pane equals th
       assert.deepEqual(byAgent.groups.map((g) => g.key).sort(), ["claude", "codex"]);
       const claudeRow = byAgent.groups.find((g) => g.key === "claude")!;
       const codexRow = byAgent.groups.find((g) => g.key === "codex")!;
-      // The mock's Responses usage: 10 input (none cached) and 5 output tokens a request.
+      // The mock's Responses usage: 10 input (none cached) and 5 output tokens a request. Codex
+      // records its thread-title request in the same rollout in some runs and not in others.
+      const titles = openai.requests.filter((r) => r.kind === "title").length;
+      const n = codexRow.messages;
+      assert.ok(n >= codexRequests && n <= codexRequests + titles, `${n} Codex requests counted`);
       assert.deepEqual(
-        { input: codexRow.input_tokens, output: codexRow.output_tokens, messages: codexRow.messages },
-        { input: 10 * codexRequests, output: 5 * codexRequests, messages: codexRequests },
+        { input: codexRow.input_tokens, output: codexRow.output_tokens },
+        { input: 10 * n, output: 5 * n },
       );
       assert.equal(mainIds.size, claudeSum.messages);
       assert.deepEqual(
         { input: claudeRow.input_tokens, output: claudeRow.output_tokens, messages: claudeRow.messages },
         claudeSum,
       );
-      assert.equal(u.total.total_tokens, claudeSum.input + claudeSum.output + 15 * codexRequests);
+      assert.equal(u.total.total_tokens, claudeSum.input + claudeSum.output + 15 * n);
       assert.equal(u.total.turns, 5);
       assert.deepEqual(u.groups.map((g) => [g.name, g.turns]).sort(), [["cc1", 2], ["cc2", 1], ["cx", 2]]);
       return u;
