@@ -17,7 +17,6 @@ import {
   screen,
   startAgent,
   status,
-  STATUS_FIELDS,
   submit,
   waitScreen,
   waitStatus,
