@@ -30,6 +30,9 @@ export const STATUS_FIELDS = [
   "dialog_id",
 ] as const;
 
+/** A `ps --json` agent's fields: its status and what it spent (docs/usage.md). */
+export const FLEET_FIELDS = [...STATUS_FIELDS, "cost_usd", "total_tokens"] as const;
+
 /** One `paneflow status --json` object. */
 export interface AgentStatus {
   pid: number | null;

@@ -119,6 +119,8 @@ export interface MockAnthropic {
   port: number;
   /** Every request received, in order. */
   requests: LoggedRequest[];
+  /** The usage of every streamed message sent, in order. */
+  sent: SentUsage[];
   /** Main-loop requests that carried a new user prompt (not only tool results; no repeats). */
   prompts(): LoggedRequest[];
   /** Queues replies for the next main-loop requests. */
@@ -270,8 +272,16 @@ function usage(input: number, output: number) {
   };
 }
 
+/** The usage a streamed message reported (its message_start's input, message_delta's output). */
+export type SentUsage = ReturnType<typeof usage> & { id: string; model: string };
+
+interface StreamHooks {
+  onError: (e: unknown) => void;
+  onUsage: (u: SentUsage) => void;
+}
+
 /** A streamed message: message_start, the producer's blocks, message_delta, message_stop. */
-function streamResponse(model: string, produce: Producer, onError: (e: unknown) => void): Response {
+function streamResponse(model: string, produce: Producer, hooks: StreamHooks): Response {
   const id = randomId("msg");
   const cancel = new AbortController();
   const body = new ReadableStream<Uint8Array>({
@@ -301,11 +311,12 @@ function streamResponse(model: string, produce: Producer, onError: (e: unknown) 
             delta: { stop_reason: stopReason, stop_sequence: null },
             usage: { output_tokens: w.outputTokens },
           });
+          hooks.onUsage({ id, model, ...usage(25, w.outputTokens) });
           send("message_stop", { type: "message_stop" });
         }
         if (!cancel.signal.aborted) ctl.close();
       } catch (e) {
-        onError(e);
+        hooks.onError(e);
         if (!cancel.signal.aborted) ctl.error(e);
       }
     },
@@ -371,6 +382,8 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
   const onError = (e: unknown) => {
     if (debug) console.error(`[mock] stream error: ${e}`);
   };
+  const sent: SentUsage[] = [];
+  const hooks: StreamHooks = { onError, onUsage: (u) => sent.push(u) };
 
   const log = (entry: LoggedRequest) => {
     requests.push(entry);
@@ -386,7 +399,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
 
   const textReply = (model: string, stream: boolean, text: string) =>
     stream
-      ? streamResponse(model, (w) => (w.text(text), Promise.resolve("end_turn")), onError)
+      ? streamResponse(model, (w) => (w.text(text), Promise.resolve("end_turn")), hooks)
       : jsonResponse(model, [{ type: "text", text }], "end_turn");
 
   const scripted = (entry: LoggedRequest, model: string, stream: boolean, reply: Reply): Response => {
@@ -396,7 +409,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
           ? streamResponse(
             model,
             (w) => (w.text(reply.text, reply.chunks), Promise.resolve("end_turn")),
-            onError,
+            hooks,
           )
           : jsonResponse(model, [{ type: "text", text: reply.text }], "end_turn");
       case "bash":
@@ -413,7 +426,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
             if (reply.text) w.text(reply.text);
             w.toolUse(id, name, input);
             return Promise.resolve("tool_use");
-          }, onError)
+          }, hooks)
           : jsonResponse(model, [
             ...(reply.text ? [{ type: "text", text: reply.text }] : []),
             { type: "tool_use", id, name, input },
@@ -430,7 +443,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
           }
           w.stop();
           return "end_turn";
-        }, onError);
+        }, hooks);
       }
       case "hold": {
         const after = reply.after ?? "Done.";
@@ -450,7 +463,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
           w.textDelta((reply.text ? " " : "") + after);
           w.stop();
           return "end_turn";
-        }, onError);
+        }, hooks);
       }
       case "error": {
         const overloaded = reply.status === 529;
@@ -464,7 +477,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
         return streamResponse(model, (w) => {
           w.error(reply.type ?? "overloaded_error", reply.message ?? "Overloaded");
           return Promise.resolve("error");
-        }, onError);
+        }, hooks);
     }
   };
 
@@ -583,6 +596,7 @@ export function startMockAnthropic(opts: MockOptions = {}): Promise<MockAnthropi
       url: `http://127.0.0.1:${port}`,
       port,
       requests,
+      sent,
       prompts: () => requests.filter((r) => r.kind === "main" && r.prompt != null && !r.repeat),
       enqueue: (...replies) => void queue.push(...replies),
       pending: () => queue.length,

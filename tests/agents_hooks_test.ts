@@ -12,6 +12,7 @@ import { type CliChild, spawnCli } from "./_stream.ts";
 import {
   approve,
   dialogShown,
+  FLEET_FIELDS,
   lastTurn,
   ok,
   startAgent,
@@ -373,12 +374,12 @@ Deno.test("hooked Claude Code: a turn, a permission dialog, an interrupt, an API
       await t.step("ps and ps --json list the hooked agent", async () => {
         const { agents } = await host.json<{ agents: Record<string, unknown>[] }>(["ps", "--json"]);
         assert.equal(agents.length, 1);
-        assert.deepEqual(Object.keys(agents[0]).sort(), [...STATUS_FIELDS].sort());
+        assert.deepEqual(Object.keys(agents[0]).sort(), [...FLEET_FIELDS].sort());
         assert.equal(agents[0].surface_name, "cc");
         assert.equal(agents[0].state, "finished");
         assert.equal(agents[0].hooked, true);
         const table = await ok(host, ["ps"]);
-        assert.match(table.split("\n")[0], /^ID +NAME +WS +TOOL +STATE +TOOL_IN_USE +MESSAGE/);
+        assert.match(table.split("\n")[0], /^ID +NAME +WS +TOOL +STATE +COST +TOOL_IN_USE +MESSAGE/);
         assert.match(table, new RegExp(`^${cc.surfaceId} +cc +0 +claude +finished\\b`, "m"));
       });
 

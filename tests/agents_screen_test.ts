@@ -12,11 +12,11 @@ import { type CliChild, spawnCli } from "./_stream.ts";
 import {
   approve,
   dialogShown,
+  FLEET_FIELDS,
   ok,
   screen,
   startAgent,
   status,
-  STATUS_FIELDS,
   submit,
   waitScreen,
   waitStatus,
@@ -117,12 +117,12 @@ Deno.test("Claude Code without hooks: state from the screen, ps, explain, an emp
       await t.step("ps and ps --json list the agent; explain names the screen rule", async () => {
         const { agents } = await host.json<{ agents: Record<string, unknown>[] }>(["ps", "--json"]);
         assert.equal(agents.length, 1, "the shell pane is not an agent");
-        assert.deepEqual(Object.keys(agents[0]).sort(), [...STATUS_FIELDS].sort());
+        assert.deepEqual(Object.keys(agents[0]).sort(), [...FLEET_FIELDS].sort());
         assert.equal(agents[0].surface_name, "cs");
         assert.equal(agents[0].tool, "claude");
         assert.equal(agents[0].state, "idle");
         const table = (await ok(host, ["ps"])).split("\n");
-        assert.match(table[0], /^ID +NAME +WS +TOOL +STATE +TOOL_IN_USE +MESSAGE/);
+        assert.match(table[0], /^ID +NAME +WS +TOOL +STATE +COST +TOOL_IN_USE +MESSAGE/);
         assert.match(table[1], new RegExp(`^${cs.surfaceId} +cs +1 +claude +idle\\b`));
         assert.equal(table.filter(Boolean).length, 2);
         const e = await host.json<Explanation>(["explain", "cs", "--json"]);

@@ -116,7 +116,12 @@ Deno.test("mcp bridge: tools, targets, fencing and resources against a real host
 
         await t.step("tools/list: exactly three read-only tools with usable schemas", async () => {
           const { tools }: { tools: ToolInfo[] } = await b.client.listTools();
-          assert.deepEqual(tools.map((x) => x.name).sort(), ["list_panes", "read_pane", "search_pane"]);
+          assert.deepEqual(tools.map((x) => x.name).sort(), [
+            "list_panes",
+            "read_pane",
+            "search_pane",
+            "usage",
+          ]);
           const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
           for (const tool of tools) {
             assert.ok((tool.description ?? "").length > 60, `${tool.name} has a real description`);
@@ -362,7 +367,7 @@ Deno.test("mcp bridge: no host is a clear tool error, and the bridge survives th
       }
       assert.deepEqual((await b.client.listResources()).resources, []);
       await assert.rejects(b.client.readResource({ uri: "pane://web/content" }), /paneflow is not running/);
-      assert.equal((await b.client.listTools()).tools.length, 3, "still serving after the errors");
+      assert.equal((await b.client.listTools()).tools.length, 4, "still serving after the errors");
     });
 
     const host = await startHost();
@@ -373,7 +378,7 @@ Deno.test("mcp bridge: no host is a clear tool error, and the bridge survives th
         assert.ok(fenced(await callOk(b, "read_pane", { target: "solo" })).includes("solo-ready"));
         await host.stop();
         assert.match(await callErr(b, "read_pane", { target: "solo" }), /^paneflow is not running/);
-        assert.equal((await b.client.listTools()).tools.length, 3);
+        assert.equal((await b.client.listTools()).tools.length, 4);
       });
     } finally {
       await host.stop();
@@ -496,7 +501,7 @@ Deno.test("mcp install/status/uninstall: real files in a temp HOME", async () =>
     // The registered command really is a working bridge.
     const bridge = await connectBridge(`${home}/no-host.sock`, { command: entry.command, args: entry.args });
     try {
-      assert.equal((await bridge.client.listTools()).tools.length, 3);
+      assert.equal((await bridge.client.listTools()).tools.length, 4);
     } finally {
       await bridge.close();
     }

@@ -70,6 +70,8 @@ export interface AiFrame {
   exit_code?: number;
   /** The pane's PANEFLOW_PANE_TOKEN: the host accepts the frame only with it. */
   token?: string;
+  /** The agent's own log, which the usage ledger reads. */
+  transcript_path?: string;
 }
 
 const MAX_FIELD = 8 * 1024;
@@ -122,6 +124,8 @@ export function hookFrame(
   if (ctx.token) params.token = ctx.token;
   const session = str(p.session_id) ?? str(p["thread-id"]);
   if (session) params.session_id = session;
+  const transcript = str(p.transcript_path);
+  if (transcript) params.transcript_path = transcript;
   switch (event) {
     case "UserPromptSubmit":
     case "BeforeAgent":

@@ -61,6 +61,9 @@ export const METHOD_NEEDS: { [M in Method]: Rule<M> } = {
   "notify.test": onHost("admin"),
   "notify.web": onHost("admin"),
   "notify.reply": onHost("admin"),
+  // What agents spend is shown like a listing (ps shows it); a budget is the owner's to set or raise.
+  "usage.get": none,
+  "usage.budget": onHost("admin"),
   // The last host's journal: what it ran, where; bringing it back makes workspaces.
   "restore.plan": onHost("read"),
   "restore.run": onHost("manage"),

@@ -231,6 +231,26 @@ function registerListAndRead(server: McpServer, { socket, panes, resolve, run }:
     annotations,
   }, () => run("list_panes", async () => formatPaneList(await panes()))());
 
+  server.registerTool(
+    "usage",
+    {
+      title: "What the agents spent",
+      description:
+        "Tokens by kind (input, output, cache read, cache write), cost in US dollars and turns of " +
+        "each pane's agent, read from the agents' own logs, grouped by pane, workspace, agent or model, " +
+        "with the total. Read-only.",
+      inputSchema: {
+        by: z.enum(["pane", "workspace", "agent", "model"]).optional().describe("Grouping (default pane)"),
+      },
+      annotations,
+    },
+    (args: { by?: "pane" | "workspace" | "agent" | "model" }) =>
+      run(
+        "usage",
+        async () => JSON.stringify(await hostCall(socket, "usage.get", { by: args.by ?? "pane" }), null, 2),
+      )(),
+  );
+
   server.registerTool("read_pane", {
     title: "Read a terminal pane",
     description: "Read the newest lines of a pane's screen and scrollback, as plain text without colors. " +

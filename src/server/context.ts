@@ -20,6 +20,7 @@ import type { ClientTable } from "./clients.ts";
 import type { EventBus } from "../core/bus.ts";
 import type { CapsService } from "../caps/service.ts";
 import type { NotifyService } from "../notify/service.ts";
+import type { UsageService } from "../usage/service.ts";
 
 /** What handlers can reach. */
 export interface HostContext {
@@ -54,6 +55,8 @@ export interface HostContext {
   caps: CapsService;
   /** Notifications and reply links (src/notify/). */
   notify: NotifyService;
+  /** What the agents spent (src/usage/). */
+  usage: UsageService;
 }
 
 /**

@@ -35,6 +35,7 @@ import { type Connection, internalConnection } from "../core/connection.ts";
 import { gateOpen, type HostContext } from "./context.ts";
 import { ai } from "./methods/ai.ts";
 import { fleet } from "./methods/fleet.ts";
+import { usage } from "./methods/usage.ts";
 import { surface } from "./methods/surface.ts";
 import { system } from "./methods/system.ts";
 import type { Handler, Handlers } from "./methods/_types.ts";
@@ -58,6 +59,7 @@ const handlers: Handlers = {
   ...queue,
   ...restore,
   ...notify,
+  ...usage,
 };
 
 function gateMessage(method: string, gate: "send" | "keystroke"): string {

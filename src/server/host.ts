@@ -31,6 +31,7 @@ import { CapsService, describeGrants } from "../caps/service.ts";
 import { listenWithPeers, type PeerListener } from "../caps/peer_listener.ts";
 import { journaledDirs, type Restorer, restoreService } from "../restore/mod.ts";
 import { NotifyService } from "../notify/service.ts";
+import { stateFile, UsageService } from "../usage/service.ts";
 
 /** A running host. */
 export interface Host {
@@ -183,6 +184,7 @@ interface Parts {
   caps: CapsService;
   restore: Restorer;
   notify: NotifyService;
+  usage: UsageService;
 }
 
 /**
@@ -202,12 +204,14 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
   // One worker does the host's /proc reads: agent detection's and reaping's.
   const procs = new ProcScanner();
   const agents = new AgentTracker(registry, pool, bus, config.agent_stall_threshold_secs * 1000, procs);
+  const usage = await usageLedger(opts, config, { registry, bus, pool, log });
   // Every write into a pane (src/typing/); a large prompt goes to a file in prompts/ beside the socket.
   const typing = new Typist({
     pool,
     agents,
     submitDelayMs: config.submit_paste_delay_ms,
     promptDir: `${dirname(opts.socketPath)}/prompts`,
+    refuse: (id) => usage.refusal(id),
   });
   bus.tap((ev) => {
     if (ev.type === "surface_closed" && typeof ev.surface_id === "number") void typing.closed(ev.surface_id);
@@ -250,8 +254,26 @@ async function buildParts(opts: HostOptions, config: Config, log: (line: string)
     paneio,
     guard,
     caps,
+    usage,
   };
   return { ...core, ...outerParts(core, opts) };
+}
+
+/** src/usage/: the ledger, its file beside the other per-socket state; a hard budget presses Esc. */
+async function usageLedger(
+  opts: HostOptions,
+  config: Config,
+  parts: Pick<Parts, "registry" | "bus" | "pool" | "log">,
+): Promise<UsageService> {
+  return new UsageService({
+    registry: parts.registry,
+    bus: parts.bus,
+    prices: config.usage.prices,
+    file: await stateFile(opts.socketPath, config.usage.state_dir),
+    log: parts.log,
+    budget: config.usage.budget,
+    interrupt: (id) => parts.pool.write(id, "\x1b"),
+  });
 }
 
 /** The features that watch the whole host: the restore journal and notifications. */
@@ -300,6 +322,8 @@ function servicesOf(parts: Parts, opts: HostOptions): Service[] {
       },
     },
     { name: "agents", dispose: () => agents.dispose() },
+    // src/usage/: the ledger, loaded before the first hook can arrive.
+    { name: "usage", start: () => parts.usage.load(), dispose: () => parts.usage.dispose() },
     { name: "plugins", dispose: () => plugins.dispose() },
     {
       // src/paneio/: the message queue, when the host has a root.
@@ -449,6 +473,7 @@ function contextOf(
     bus: parts.bus,
     caps: parts.caps,
     notify: parts.notify,
+    usage: parts.usage,
   };
 }
 

@@ -12,6 +12,7 @@ import { PaneioConfig, QueueConfig } from "./paneio.ts";
 import { CapsConfig } from "./caps.ts";
 import { RestoreConfig } from "./restore.ts";
 import { NotifyConfig } from "./notify.ts";
+import { UsageConfig } from "./usage.ts";
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -57,6 +58,7 @@ export const ConfigSchema = z.strictObject({
   caps: CapsConfig,
   restore: RestoreConfig,
   notify: NotifyConfig,
+  usage: UsageConfig,
 });
 
 /** The host's settings, every default filled in. */

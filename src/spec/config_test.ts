@@ -18,6 +18,7 @@ const DEFAULTS = {
   caps: { pane: {}, guest: {}, detached: "guest" },
   restore: { mode: "ask", history_lines: 2000 },
   notify: { rules: [], sinks: {}, link_ttl_secs: 3600 },
+  usage: { prices: {} },
 };
 
 function fails(text: string, message: string) {

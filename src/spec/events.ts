@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { AgentStatus } from "./results.ts";
+import { BudgetEvent, UsageTotals } from "./usage.ts";
 import type { EVENT_TYPES } from "./protocol.ts";
 import type { PW_NOTIFICATIONS } from "./ptywright.ts";
 
@@ -89,6 +90,16 @@ const ai = {
     message: z.string().nullable(),
     active_tool_name: z.null(),
   }).describe("The agent process ended (the hook's exit, or the process seen gone)"),
+  usage_changed: UsageTotals.extend({
+    type: z.literal("usage_changed"),
+    ...Ts,
+    surface_id: Id,
+    agent: z.string(),
+  }).describe("A pane's agent spent more (its totals; at most one every 500 ms per pane)"),
+  budget_warning: z.object({ type: z.literal("budget_warning"), ...Ts, ...BudgetEvent })
+    .describe("A pane's agent has spent 80 % of its budget"),
+  budget_exceeded: z.object({ type: z.literal("budget_exceeded"), ...Ts, ...BudgetEvent })
+    .describe("A pane's agent has spent its budget: submits to it are refused until it is raised"),
   agent_state: HookEvent.extend({
     type: z.literal("agent_state"),
     why: z.string().describe("What decided the new state"),

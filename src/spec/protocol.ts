@@ -11,6 +11,7 @@
  * @module
  */
 import { z } from "zod";
+import { UsageBudgetParams, UsageGetParams } from "./usage.ts";
 import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
 import { CapsGrant } from "./caps.ts";
@@ -85,6 +86,8 @@ export const AiFrame = z.strictObject({
   error_type: z.string().max(256).optional(),
   exit_code: z.number().int().optional(),
   token: z.string().max(128).optional().describe("The pane's PANEFLOW_PANE_TOKEN"),
+  transcript_path: z.string().max(4096).optional()
+    .describe("The agent's own log (Claude Code's transcript, Codex's rollout): what the usage ledger reads"),
 });
 
 /** Fields a new pane can be given (split, workspace.create, workspace.up). */
@@ -195,6 +198,8 @@ export const methods = {
   }).describe("Run a new program in a pane (tmux respawn-pane -k): the old one gets SIGHUP; the id stays"),
   "surface.explain": z.strictObject({ surface_id: SurfaceId }),
   "fleet.list": Empty,
+  "usage.budget": UsageBudgetParams.describe("Set or raise a pane's (or its workspace's) budget"),
+  "usage.get": UsageGetParams.describe("What the panes' agents spent: tokens by kind, cost, turns"),
   "ai.session_start": AiFrame,
   "ai.prompt_submit": AiFrame,
   "ai.tool_use": AiFrame,
@@ -262,6 +267,9 @@ export const EVENT_TYPES = [
   "ai.exit",
   "ai.session_end",
   "agent_state",
+  "usage_changed",
+  "budget_warning",
+  "budget_exceeded",
   "surface_changed",
   "surface_created",
   "surface_renamed",

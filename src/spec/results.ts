@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { CallerDescription, CapsStats, PaneCaps, RefusedCalls } from "./caps.ts";
+import { FleetSpend, UsageBudgetResult, UsageResult } from "./usage.ts";
 import type { LayoutTree, Method } from "./protocol.ts";
 import type { PluginMethod, PwMethod } from "./ptywright.ts";
 import { RestoredMark, restoreResults } from "./restore.ts";
@@ -344,7 +345,10 @@ const surface = {
   "surface.clear": z.object({ surface_id: Id, cleared: z.literal(true) }),
 };
 
-const fleet = { "fleet.list": z.object({ agents: z.array(AgentStatus.extend({ caps: PaneCaps })) }) };
+const fleet = {
+  "fleet.list": z.object({ agents: z.array(AgentStatus.extend({ ...FleetSpend, caps: PaneCaps })) }),
+};
+const usage = { "usage.get": UsageResult, "usage.budget": UsageBudgetResult };
 
 const ai = Object.fromEntries(
   (["session_start", "prompt_submit", "tool_use", "notification", "stop", "exit", "session_end"] as const)
@@ -373,6 +377,7 @@ export const resultFamilies = {
   workspace,
   surface,
   fleet,
+  usage,
   ai,
   queue,
   restore: restoreResults,
@@ -394,6 +399,7 @@ export const results = {
   ...workspace,
   ...surface,
   ...fleet,
+  ...usage,
   ...ai,
   ...queue,
   ...restoreResults,

@@ -91,6 +91,8 @@ export interface TypingParts {
   submitDelayMs: number;
   /** Where large prompts are written (the host's `prompts/` beside its socket). */
   promptDir: string;
+  /** Why a submit to this pane's agent is refused (its budget is spent), or null. */
+  refuse?: (surfaceId: number) => string | null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -183,6 +185,8 @@ export class Typist {
     // An agent started moments ago may not have been scanned yet.
     if (req.detect !== "done") await agents.detectUntracked([s], req.detect === "quick");
     const agent = agents.toolOf(s.id);
+    const refused = agent ? this._parts.refuse?.(s.id) : null;
+    if (refused) throw new RpcError(ErrorCode.Permission, refused, { reason: "over_budget" });
     if (agent) {
       let text = req.text;
       let viaFile: string | null = null;

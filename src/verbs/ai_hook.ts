@@ -36,6 +36,33 @@ async function readStdin(): Promise<string> {
   return new TextDecoder().decode(all);
 }
 
+/**
+ * Codex's session log for thread `id`: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`
+ * (https://github.com/openai/codex/blob/main/codex-rs/core/src/rollout/recorder.rs), newest days first.
+ */
+async function codexRollout(id: string): Promise<string | undefined> {
+  if (!/^[0-9a-f-]{8,64}$/i.test(id)) return undefined;
+  const home = Deno.env.get("CODEX_HOME") ?? `${Deno.env.get("HOME") ?? ""}/.codex`;
+  const names = async (dir: string) => {
+    const out: string[] = [];
+    try {
+      for await (const e of Deno.readDir(dir)) out.push(e.name);
+    } catch { /* not there */ }
+    return out.sort().reverse();
+  };
+  const root = `${home}/sessions`;
+  for (const y of await names(root)) {
+    for (const m of await names(`${root}/${y}`)) {
+      for (const d of await names(`${root}/${y}/${m}`)) {
+        const dir = `${root}/${y}/${m}/${d}`;
+        const hit = (await names(dir)).find((n) => n.startsWith("rollout-") && n.endsWith(`-${id}.jsonl`));
+        if (hit) return `${dir}/${hit}`;
+      }
+    }
+  }
+  return undefined;
+}
+
 async function lastResultFromTranscript(path: unknown): Promise<string | undefined> {
   if (typeof path !== "string" || !path) return undefined;
   try {
@@ -123,6 +150,10 @@ export default defineVerb({
           undefined,
         );
         if (frame.params.last_result === undefined) delete frame.params.last_result;
+      }
+      if (event === "codex-notify" && frame.params.session_id) {
+        const rollout = await within(STDIN_MS, codexRollout(frame.params.session_id), undefined);
+        if (rollout) frame.params.transcript_path = rollout;
       }
       await within(HOST_MS, post(frame.method, frame.params), undefined);
     } catch { /* never break the agent */ }

@@ -149,6 +149,16 @@ export const verbs: VerbEntry[] = [
     load: () => dyn("ps"),
   },
   {
+    name: "usage",
+    summary: "What each pane's agent spent: tokens by kind, cost, turns (--by, --since, --json)",
+    load: () => dyn("usage"),
+  },
+  {
+    name: "budget",
+    summary: "Set or raise what a pane's agent (or its workspace) may spend; a spent budget refuses submits",
+    load: () => dyn("budget"),
+  },
+  {
     name: "clients",
     summary: "List the host's connections: who holds the slots",
     load: () => dyn("clients"),

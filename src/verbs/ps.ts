@@ -1,6 +1,7 @@
 import { withClient } from "../client/client.ts";
 import type { Result } from "../spec/results.ts";
 import { defineVerb, printJson, printTable } from "./_verb.ts";
+import { dollars } from "./usage.ts";
 
 type Agent = Result<"fleet.list">["agents"][number];
 
@@ -28,7 +29,7 @@ export default defineVerb({
         return 0;
       }
       printTable(
-        ["ID", "NAME", "WS", "TOOL", "STATE", "TOOL_IN_USE", "MESSAGE"],
+        ["ID", "NAME", "WS", "TOOL", "STATE", "COST", "TOOL_IN_USE", "MESSAGE"],
         fleet.agents.map(agentRow),
       );
       return 0;
@@ -44,7 +45,7 @@ async function allHosts(json: boolean): Promise<number> {
     printJson({ hosts: answers.map((a) => a.ok ? { host: a.host, ok: true, agents: a.value } : a) });
   } else {
     printTable(
-      ["HOST", "ID", "NAME", "WS", "TOOL", "STATE", "TOOL_IN_USE", "MESSAGE"],
+      ["HOST", "ID", "NAME", "WS", "TOOL", "STATE", "COST", "TOOL_IN_USE", "MESSAGE"],
       answers.flatMap((a) => a.ok ? a.value.map((x) => [a.host, ...agentRow(x)]) : []),
     );
   }
@@ -58,6 +59,8 @@ function agentRow(a: Agent): (string | number | null)[] {
     a.workspace,
     a.tool,
     a.state,
+    // A remote host of an older version sends no cost.
+    typeof a.cost_usd === "number" ? dollars(a.cost_usd) : null,
     a.active_tool_name,
     a.message,
   ];

@@ -1,6 +1,7 @@
 import { withClient } from "../client/client.ts";
 import { resolveOne } from "../client/selectors.ts";
 import { defineVerb, printJson } from "./_verb.ts";
+import { dollars } from "./usage.ts";
 
 export default defineVerb({
   name: "status",
@@ -18,7 +19,10 @@ export default defineVerb({
       const name = s.surface_name ? ` (${s.surface_name})` : "";
       const tool = s.tool ? ` ${s.tool}` : "";
       const detail = s.message ? `: ${s.message}` : s.reason ? ` [${s.reason}]` : "";
-      console.log(`${s.surface_id}${name}${tool} ${s.state}${detail}`);
+      // A host without the ledger (an older version) shows no cost.
+      const spent = (await client.call("usage.get", { surface_id }).catch(() => null))?.total;
+      const cost = spent?.messages ? ` (${dollars(spent.cost_usd)}, ${spent.total_tokens} tokens)` : "";
+      console.log(`${s.surface_id}${name}${tool} ${s.state}${cost}${detail}`);
       return 0;
     });
   },

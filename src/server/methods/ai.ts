@@ -11,7 +11,11 @@ import { acceptHookFrame } from "../../core/isolation/hook_token.ts";
 function hook(ctx: HostContext, method: string, frame: HookFrame) {
   const s = ctx.registry.surface(frame.surface_id);
   ctx.agents.hook(method, acceptHookFrame(s, method, frame));
-  return ctx.agents.status(s);
+  const status = ctx.agents.status(s);
+  if (frame.transcript_path) {
+    void ctx.usage.observe(s, status.tool ?? frame.tool ?? "claude", frame.transcript_path);
+  }
+  return status;
 }
 
 /** The `ai.*` handlers. */
