@@ -21,6 +21,23 @@ import { NotifyConfig } from "./notify.ts";
  */
 export const DEFAULT_PANE_WORKERS = Math.min(8, Math.max(2, (navigator.hardwareConcurrency || 1) + 1));
 
+/** The terminal engines a pane can parse its output with (docs/engines.md). */
+export const ENGINE_KINDS = ["xterm", "ghostty"] as const;
+/** A terminal engine's name. */
+export type EngineKind = typeof ENGINE_KINDS[number];
+
+/**
+ * The engine a pane gets when neither the config nor the pane names one:
+ * xterm, or `PANEFLOW_ENGINE` (how the tests run on the other engine).
+ */
+export function defaultEngine(): EngineKind {
+  let env: string | undefined;
+  try {
+    env = Deno.env.get("PANEFLOW_ENGINE");
+  } catch { /* no env permission: the default */ }
+  return (ENGINE_KINDS as readonly string[]).includes(env ?? "") ? env as EngineKind : "xterm";
+}
+
 /** Schema of the config file. */
 export const ConfigSchema = z.strictObject({
   ai_unrestricted: z.boolean().default(false),
@@ -33,6 +50,8 @@ export const ConfigSchema = z.strictObject({
     cols: z.number().int().min(2).max(1000).default(200),
     rows: z.number().int().min(2).max(1000).default(50),
     scrollback_lines: z.number().int().min(0).max(1_000_000).default(10_000),
+    /** What parses a pane's output (docs/engines.md); a pane may name its own. */
+    engine: z.enum(ENGINE_KINDS).default(defaultEngine),
     shell: z.string().min(1).optional(),
     /** How long a closed pane's processes have after SIGHUP before SIGKILL. */
     kill_grace_ms: z.number().int().min(0).max(60_000).default(2000),
