@@ -5,18 +5,14 @@
  */
 import type { EngineKind, EngineSize, PaneEngine } from "./engine.ts";
 import { XtermEngine } from "./xterm_engine.ts";
+import { GhosttyEngine, prepareGhostty } from "./ghostty_engine.ts";
 
-/** Makes whatever `kind` needs before its first pane ready (once per worker). */
-export function prepareEngine(_kind: EngineKind): Promise<void> | null {
-  return null;
+/** Makes what `kind` needs before its first pane ready (once per worker); null: nothing to wait for. */
+export function prepareEngine(kind: EngineKind): Promise<void> | null {
+  return kind === "ghostty" ? prepareGhostty() : null;
 }
 
 /** A new terminal of engine `kind` (ready: see {@link prepareEngine}). */
 export function createEngine(kind: EngineKind, size: EngineSize): PaneEngine {
-  switch (kind) {
-    case "xterm":
-      return new XtermEngine(size);
-    default:
-      throw new Error(`Unknown terminal engine "${kind}"`);
-  }
+  return kind === "ghostty" ? new GhosttyEngine(size) : new XtermEngine(size);
 }
