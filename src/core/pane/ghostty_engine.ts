@@ -6,9 +6,8 @@
  *
  * The WebAssembly is the package's own copy inlined in its module (a
  * `data:` URL), so `deno compile` carries it and nothing is read from disk.
- * It is compiled once per worker ({@link prepareGhostty}); its log (a
- * warning per OSC it does not know, which Claude Code sends often) is not
- * forwarded.
+ * It is compiled once per worker ({@link prepareGhostty}) and instantiated
+ * once per pane.
  *
  * What `ghostty-web` 0.4.0 does not expose, and how this engine stands in
  * (docs/engines.md lists the consequences):
@@ -28,26 +27,43 @@ import type { EngineBuffer, EngineCell, EngineLine, EngineModes, EngineSize, Pan
 import type { BufferLike } from "./screen.ts";
 import { serializeCells } from "./serialize_cells.ts";
 
-let ghostty: Ghostty | null = null;
+/** Ghostty's WebAssembly, compiled (once per worker). */
+let wasmModule: WebAssembly.Module | null = null;
 let loading: Promise<void> | null = null;
 
 /** Compiles Ghostty's WebAssembly for this worker (once; later calls share it). */
 export function prepareGhostty(): Promise<void> | null {
-  if (ghostty) return null;
+  if (wasmModule) return null;
   loading ??= (async () => {
     const instantiate = WebAssembly.instantiate;
-    // Its only import is `env.log`, which prints every parser warning: dropped.
-    const quiet =
-      ((m: WebAssembly.Module, _imports?: WebAssembly.Imports) =>
-        instantiate(m, { env: { log: () => {} } })) as typeof WebAssembly.instantiate;
-    WebAssembly.instantiate = quiet;
+    // ghostty-web compiles its inlined copy and instantiates it: the module is kept, for an
+    // instance per pane (below).
+    const keep = ((m: WebAssembly.Module, imports?: WebAssembly.Imports) => {
+      wasmModule = m;
+      return instantiate(m, imports);
+    }) as typeof WebAssembly.instantiate;
+    WebAssembly.instantiate = keep;
     try {
-      ghostty = await Ghostty.load();
+      await Ghostty.load();
     } finally {
       WebAssembly.instantiate = instantiate;
     }
+    if (!wasmModule) throw new Error("Ghostty's WebAssembly did not load");
   })();
   return loading;
+}
+
+/**
+ * Ghostty for one pane: an instance of its own, so a pane's memory goes
+ * with it (ghostty-web 0.4.0 corrupts an instance's heap when a terminal
+ * that held grapheme clusters is freed and another then prints some, see
+ * docs/engines.md) and a fault stays in its pane. Its only import is
+ * `env.log`, which prints every parser warning (Claude Code's OSC 7501
+ * alone is one per redraw): dropped.
+ */
+function ghosttyInstance(): Ghostty {
+  if (!wasmModule) throw new Error("Ghostty's engine is not loaded (prepareGhostty)");
+  return new Ghostty(new WebAssembly.Instance(wasmModule, { env: { log: () => {} } }));
 }
 
 /** The default colours and 16 base colours as configured: markers no program is likely to set. */
@@ -170,8 +186,15 @@ class Line implements EngineLine {
   #code(x: number): number {
     return this.#dv.getUint32(x * CELL, true);
   }
+  /**
+   * As xterm's: 0 only for the cell after a wide character; the last cell
+   * of a row left empty because a wide character did not fit (Ghostty's
+   * "spacer head", width 0) is an empty cell of width 1.
+   */
   #width(x: number): number {
-    return this.#raw[x * CELL + 11];
+    const w = this.#raw[x * CELL + 11];
+    if (w !== 0 || x !== this.length - 1) return w;
+    return x > 0 && this.#raw[(x - 1) * CELL + 11] === 2 ? 0 : 1;
   }
   #chars(x: number): string {
     const cp = this.#code(x);
@@ -184,7 +207,7 @@ class Line implements EngineLine {
     const c = reuse instanceof Cell ? reuse : new Cell();
     const r = this.#raw, o = x * CELL;
     c.chars = this.#chars(x);
-    c.width = r[o + 11];
+    c.width = this.#width(x);
     c.fgColour = colourOf(r[o + 4], r[o + 5], r[o + 6], DEFAULT_FG);
     c.bgColour = colourOf(r[o + 7], r[o + 8], r[o + 9], DEFAULT_BG);
     c.flags = r[o + 10];
@@ -368,6 +391,8 @@ export class GhosttyEngine implements PaneEngine {
   readonly kind = "ghostty" as const;
   readonly jump = null;
   readonly trimmed = 0;
+  /** Chunks whose parse trapped in the WebAssembly. */
+  faults = 0;
   readonly parseNow: (data: Uint8Array) => void;
   #t: GhosttyTerminal;
   #io: Io;
@@ -378,8 +403,7 @@ export class GhosttyEngine implements PaneEngine {
   #osc = new OscScanner();
 
   constructor(size: EngineSize) {
-    if (!ghostty) throw new Error("Ghostty's engine is not loaded (prepareGhostty)");
-    this.#t = ghostty.createTerminal(size.cols, size.rows, {
+    this.#t = ghosttyInstance().createTerminal(size.cols, size.rows, {
       scrollbackLimit: Math.max(1, size.scrollback) * size.cols * HISTORY_BYTES_PER_CELL,
       fgColor: DEFAULT_FG,
       bgColor: DEFAULT_BG,
@@ -391,7 +415,12 @@ export class GhosttyEngine implements PaneEngine {
   }
 
   #parse(data: Uint8Array): void {
-    this.#io.write(data);
+    try {
+      this.#io.write(data);
+    } catch {
+      // A fault in the WebAssembly (a trap) stays in this pane: the worker and its other panes go on.
+      this.faults++;
+    }
     this.#view = null;
     if (this.#titles.length) this.#osc.scan(data, (title) => this.#titles.forEach((fn) => fn(title)));
     if (this.#t.hasResponse()) {
