@@ -22,19 +22,24 @@
  *
  * @module
  */
-import { Ghostty, type GhosttyTerminal } from "ghostty-web";
+import type { Ghostty, GhosttyTerminal } from "ghostty-web";
 import type { EngineBuffer, EngineCell, EngineLine, EngineModes, EngineSize, PaneEngine } from "./engine.ts";
 import type { BufferLike } from "./screen.ts";
 import { serializeCells } from "./serialize_cells.ts";
 
-/** Ghostty's WebAssembly, compiled (once per worker). */
+/** Ghostty's WebAssembly, compiled (once per worker), and ghostty-web's wrapper class. */
 let wasmModule: WebAssembly.Module | null = null;
+let GhosttyClass: typeof Ghostty | null = null;
 let loading: Promise<void> | null = null;
 
 /** Compiles Ghostty's WebAssembly for this worker (once; later calls share it). */
 export function prepareGhostty(): Promise<void> | null {
   if (wasmModule) return null;
   loading ??= (async () => {
+    // Loaded when a worker's first Ghostty pane starts (its module is ~0.7 MB of script, the
+    // WebAssembly inlined): a host that runs only xterm panes never parses it.
+    const { Ghostty } = await import("ghostty-web");
+    GhosttyClass = Ghostty;
     const instantiate = WebAssembly.instantiate;
     // ghostty-web compiles its inlined copy and instantiates it: the module is kept, for an
     // instance per pane (below).
@@ -62,8 +67,8 @@ export function prepareGhostty(): Promise<void> | null {
  * alone is one per redraw): dropped.
  */
 function ghosttyInstance(): Ghostty {
-  if (!wasmModule) throw new Error("Ghostty's engine is not loaded (prepareGhostty)");
-  return new Ghostty(new WebAssembly.Instance(wasmModule, { env: { log: () => {} } }));
+  if (!wasmModule || !GhosttyClass) throw new Error("Ghostty's engine is not loaded (prepareGhostty)");
+  return new GhosttyClass(new WebAssembly.Instance(wasmModule, { env: { log: () => {} } }));
 }
 
 /** The default colours and 16 base colours as configured: markers no program is likely to set. */
