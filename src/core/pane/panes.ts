@@ -4,22 +4,23 @@
  * them; the message loop is ./worker.ts.
  *
  * Parsing and flow control: each chunk read from the PTY is parsed at once,
- * synchronously (xterm's `WriteBuffer.writeSync`), so the PTY is not read
+ * synchronously (the engine's `parseNow`, ./engine.ts: xterm's
+ * `WriteBuffer.writeSync` or Ghostty's WebAssembly), so the PTY is not read
  * again until the chunk is on the screen: the kernel's PTY buffer is the
  * only queue, and a flood blocks the writer like a real terminal does. A
  * flood of plain text is the exception: up to {@link HOLD_BYTES} of it is
  * held and parsed in one batch, at most {@link HOLD_MS} later (or at once
  * for a request on the pane), so that the rows it scrolls away within the
- * batch skip xterm (./fast_forward.ts).
+ * batch skip xterm (./fast_forward.ts; the xterm engine's jump scroll).
  * xterm's own async `write` would parse in 12 ms slices separated by
  * `setTimeout(0)` hops, which Deno clamps (~25% of a core idle while a
  * flood waits). Without `writeSync` (another xterm version) the pane falls
  * back to `write`, with the PTY paused while more than {@link HIGH_WATER}
  * bytes wait in xterm's queue and resumed below {@link LOW_WATER}.
  *
- * Scrollback beyond a small staging area lives in `Scrollback` as compact
- * text rows (see ./scrollback.ts): ~0.1 KB per row instead of xterm's
- * ~1.3 KB.
+ * With the xterm engine, scrollback beyond a small staging area lives in
+ * `Scrollback` as compact text rows (see ./scrollback.ts): ~0.1 KB per row
+ * instead of xterm's ~1.3 KB.
  *
  * @module
  */
