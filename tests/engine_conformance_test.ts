@@ -142,7 +142,7 @@ const CASES: Case[] = [
   },
 ];
 
-const ZWSP = "U+200B (zero width space): xterm.js joins it to the cell before, Ghostty drops it";
+const ZWSP = "U+200B (zero width space): xterm.js (and tmux) join it to the cell before, Ghostty drops it";
 const XTERM_WIDTHS =
   "xterm.js measures emoji with Unicode 6 widths (1 column); Ghostty, tmux and Unicode 9+ give 2";
 const REFLOW =
@@ -159,7 +159,7 @@ const EXPLAINED: Record<string, string> = {
   "emoji and grapheme clusters: cell width": XTERM_WIDTHS,
   "emoji and grapheme clusters: cell chars": XTERM_WIDTHS,
   "OSC titles and hyperlinks: cell underline":
-    "xterm.js reports an OSC 8 link's cells as underlined; nothing asked for it",
+    "xterm.js reports an OSC 8 link's cells as underlined; nothing asked for it (tmux: no underline)",
   "tabs: cursor":
     "a pending wrap: xterm.js (and tmux) put the cursor one past the last column, Ghostty on it",
   "resize narrower and wider: cursor": REFLOW,
