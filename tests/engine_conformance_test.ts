@@ -147,7 +147,7 @@ const XTERM_WIDTHS =
   "xterm.js measures emoji with Unicode 6 widths (1 column); Ghostty, tmux and Unicode 9+ give 2";
 const REFLOW =
   "narrowing with the cursor at the end of a wrapped line: xterm.js drops the line's rewrapped " +
-  "tail, Ghostty keeps it but leaves the cursor inside the line; neither is right";
+  "tail, Ghostty keeps it but leaves the cursor inside the line; tmux keeps it with the cursor after it";
 const STALE =
   "Ghostty's error (ghostty-web 0.4.0): history rows keep stale cells past what was written; tmux " +
   "capture-pane agrees with xterm.js";
