@@ -33,7 +33,7 @@ import { type Workload, WORKLOADS, writeWorkload } from "./workloads.ts";
 import xterm from "@xterm/headless";
 import { STAGING_ROWS } from "../src/core/pane/scrollback.ts";
 import { createEngine, prepareEngine } from "../src/core/pane/engines.ts";
-import { ENGINE_KINDS, type EngineKind } from "../src/spec/config.ts";
+import { ENGINE_KINDS, type EngineKind } from "../src/spec/engines.ts";
 import { HOST_V8_FLAGS } from "../src/paths.ts";
 import { Session } from "node:inspector";
 import { type Profile, summarize } from "./_cpuprofile.ts";

@@ -4,7 +4,7 @@
  * `search` (case-insensitive substring, max clamped 1..1000).
  */
 import assert from "node:assert/strict";
-import { defaultEngine } from "../src/spec/config.ts";
+import { defaultEngine } from "../src/spec/engines.ts";
 import { type TestHost, waitUntil, withHost } from "./_harness.ts";
 import { outsideFence } from "./_fence.ts";
 

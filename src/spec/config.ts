@@ -11,6 +11,9 @@ import { parse, type ParseError, printParseErrorCode, stripComments } from "json
 import { PaneioConfig, QueueConfig } from "./paneio.ts";
 import { RestoreConfig } from "./restore.ts";
 import { NotifyConfig } from "./notify.ts";
+import { defaultEngine, ENGINE_KINDS, type EngineKind } from "./engines.ts";
+
+export { defaultEngine, ENGINE_KINDS, type EngineKind };
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -20,23 +23,6 @@ import { NotifyConfig } from "./notify.ts";
  * code").
  */
 export const DEFAULT_PANE_WORKERS = Math.min(8, Math.max(2, (navigator.hardwareConcurrency || 1) + 1));
-
-/** The terminal engines a pane can parse its output with (docs/engines.md). */
-export const ENGINE_KINDS = ["xterm", "ghostty"] as const;
-/** A terminal engine's name. */
-export type EngineKind = typeof ENGINE_KINDS[number];
-
-/**
- * The engine a pane gets when neither the config nor the pane names one:
- * xterm, or `PANEFLOW_ENGINE` (how the tests run on the other engine).
- */
-export function defaultEngine(): EngineKind {
-  let env: string | undefined;
-  try {
-    env = Deno.env.get("PANEFLOW_ENGINE");
-  } catch { /* no env permission: the default */ }
-  return (ENGINE_KINDS as readonly string[]).includes(env ?? "") ? env as EngineKind : "xterm";
-}
 
 /** Schema of the config file. */
 export const ConfigSchema = z.strictObject({

@@ -15,7 +15,7 @@ import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
 import { restoreMethods } from "./restore.ts";
 import { notifyMethods } from "./notify.ts";
-import { ENGINE_KINDS } from "./config.ts";
+import { ENGINE_KINDS } from "./engines.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([

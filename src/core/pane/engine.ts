@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { EngineKind } from "../../spec/config.ts";
+import type { EngineKind } from "../../spec/engines.ts";
 import type { BufferLike } from "./screen.ts";
 
 export type { EngineKind };

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { EngineKind } from "../../spec/config.ts";
+import type { EngineKind } from "../../spec/engines.ts";
 import type { SessionCall, SessionEvent, SessionResults, SessionSpawn } from "../session/worker_api.ts";
 import type { PaneFailure } from "./errors.ts";
 
