@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { EngineKind } from "../spec/config.ts";
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { Layout, LayoutPreset } from "./layout.ts";
@@ -70,6 +71,8 @@ export interface PaneOptions {
   restart?: boolean;
   /** Run as a ptywright session (src/session/): the worker keeps a transcript. */
   session?: SessionSpawn & { id: string };
+  /** What parses its output (src/core/pane/engine.ts); default: the config's `terminal.engine`. */
+  engine?: EngineKind;
 }
 
 /** The worker's part of a session's options (without its id). */

@@ -16,6 +16,7 @@ import { WorkspaceSpec } from "./workspace.ts";
 import { paneioGated, paneioMethods } from "./paneio.ts";
 import { restoreMethods } from "./restore.ts";
 import { notifyMethods } from "./notify.ts";
+import { ENGINE_KINDS } from "./engines.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -98,6 +99,9 @@ export const PaneFields = {
   name: Name.min(1).optional(),
   restart: z.boolean().optional()
     .describe("After a restore, run the command again instead of a shell with a note (docs/restore.md)"),
+  engine: z.enum(ENGINE_KINDS).optional().describe(
+    "What parses the pane's output (default: terminal.engine)",
+  ),
 };
 
 /** Params schema of every method, by method name. */
@@ -124,6 +128,7 @@ export const methods = {
     env: PaneFields.env,
     pane_name: PaneFields.name.describe("Name of the first pane"),
     restart: PaneFields.restart,
+    engine: PaneFields.engine,
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
   "workspace.rename": z.strictObject({
