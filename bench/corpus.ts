@@ -18,7 +18,10 @@
  *
  *   deno run -A bench/corpus.ts [--workloads log,build,cjk,claude] [--parts ingest,fanout]
  *     [--ingest-mib 100] [--fanout-mib 20] [--panes 20] [--reps 3] [--poll-ms 50]
- *     [--workers N] [--watch-after]
+ *     [--workers N] [--watch-after] [--engine xterm|ghostty]
+ *
+ * `--engine` is the panes' terminal engine (docs/engines.md; default xterm):
+ * a run per engine, each paired with tmux, compares them.
  *
  * The latency probes' client watches its pane from before the last rep's
  * floods open their panes; `--watch-after` starts it once they are open.
@@ -48,6 +51,7 @@ const { values: argv } = parseArgs({
     "poll-ms": { type: "string", default: "50" },
     workers: { type: "string", default: "0" },
     "watch-after": { type: "boolean", default: false },
+    engine: { type: "string", default: "xterm" },
   },
 });
 const o = {
@@ -60,6 +64,7 @@ const o = {
   pollMs: Number(argv["poll-ms"]),
   workers: Number(argv.workers),
   watchAfter: argv["watch-after"],
+  engine: argv.engine!,
 };
 for (const w of o.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
 
@@ -138,7 +143,7 @@ class Ours {
   private constructor(readonly host: Host, readonly rpc: RpcConn) {}
   static async start(dir: string, name: string) {
     const host = await startHost(dir, `pf-${name}`, {
-      terminal: { ...SIZE, scrollback_lines: HISTORY },
+      terminal: { ...SIZE, scrollback_lines: HISTORY, engine: o.engine },
       host: { idle_timeout_secs: 900, ...(o.workers ? { pane_workers: o.workers } : {}) },
     });
     return new Ours(host, await RpcConn.open(host.socket));
@@ -306,7 +311,7 @@ function report(results: Result[]) {
   const rows: string[][] = [[
     "workload",
     "figure",
-    "paneflow",
+    `paneflow (${o.engine})`,
     "tmux 3.3a",
     "ratio",
     "target",

@@ -159,6 +159,7 @@ export class Registry {
         cols: rect.cols,
         rows: rect.rows,
         scrollback: this._config.terminal.scrollback_lines,
+        engine: opts.engine ?? this._config.terminal.engine,
         ...(opts.session ? { session: sessionSpawn(opts.session) } : {}),
       });
       surface.pid = pid;
@@ -274,6 +275,7 @@ export class Registry {
       cols: s.cols,
       rows: s.rows,
       scrollback: this._config.terminal.scrollback_lines,
+      engine: this._config.terminal.engine,
     });
     s.pid = pid;
     this._bus.publish({ type: "surface_changed", surface_id: s.id, output_generation: s.generation });

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { EngineKind } from "../spec/config.ts";
 import { ErrorCode } from "../spec/codes.ts";
 import { RpcError } from "../errors.ts";
 import type { Layout, LayoutPreset } from "./layout.ts";
@@ -75,6 +76,8 @@ export interface PaneOptions {
   session?: SessionSpawn & { id: string };
   /** Its capability grant (src/caps/); the config's defaults fill the rest. */
   caps?: CapsGrant;
+  /** What parses its output (src/core/pane/engine.ts); default: the config's `terminal.engine`. */
+  engine?: EngineKind;
 }
 
 /** The worker's part of a session's options (without its id). */

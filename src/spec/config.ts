@@ -13,6 +13,9 @@ import { CapsConfig } from "./caps.ts";
 import { RestoreConfig } from "./restore.ts";
 import { NotifyConfig } from "./notify.ts";
 import { UsageConfig } from "./usage.ts";
+import { defaultEngine, ENGINE_KINDS, type EngineKind } from "./engines.ts";
+
+export { defaultEngine, ENGINE_KINDS, type EngineKind };
 
 /**
  * Pane workers when the config names none: one more than the cores (at
@@ -35,6 +38,8 @@ export const ConfigSchema = z.strictObject({
     cols: z.number().int().min(2).max(1000).default(200),
     rows: z.number().int().min(2).max(1000).default(50),
     scrollback_lines: z.number().int().min(0).max(1_000_000).default(10_000),
+    /** What parses a pane's output (docs/engines.md); a pane may name its own. */
+    engine: z.enum(ENGINE_KINDS).default(defaultEngine),
     shell: z.string().min(1).optional(),
     /** How long a closed pane's processes have after SIGHUP before SIGKILL. */
     kill_grace_ms: z.number().int().min(0).max(60_000).default(2000),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { configPath, DEFAULT_PANE_WORKERS, loadConfig, parseConfig } from "./config.ts";
+import { configPath, DEFAULT_PANE_WORKERS, defaultEngine, loadConfig, parseConfig } from "./config.ts";
 
 const FILE = "/home/u/.config/paneflow/config.jsonc";
 
@@ -9,7 +9,14 @@ const DEFAULTS = {
   submit_paste_delay_ms: 70,
   agent_stall_threshold_secs: 120,
   tmux_compat: false,
-  terminal: { env: {}, cols: 200, rows: 50, scrollback_lines: 10_000, kill_grace_ms: 2000 },
+  terminal: {
+    env: {},
+    cols: 200,
+    rows: 50,
+    scrollback_lines: 10_000,
+    engine: defaultEngine(),
+    kill_grace_ms: 2000,
+  },
   agents: {},
   hosts: {},
   host: { pane_workers: DEFAULT_PANE_WORKERS, idle_timeout_secs: 30, heartbeat_secs: 30 },
@@ -59,6 +66,7 @@ Deno.test("parseConfig keeps given values and defaults the rest", () => {
       cols: 200,
       rows: 30,
       scrollback_lines: 10_000,
+      engine: defaultEngine(),
       kill_grace_ms: 2000,
       shell: "/bin/zsh",
     },
@@ -164,4 +172,19 @@ Deno.test("parseConfig: a notify rule naming a sink the config lacks", () => {
     '{"notify": {"sinks": {"a": {"type": "pager"}}}}',
     `Invalid config key "notify.sinks.a.type" in ${FILE}: Invalid discriminator value. Expected 'webhook' | 'slack' | 'ntfy' | 'command' | 'desktop'`,
   );
+});
+
+Deno.test("terminal.engine: xterm by default, PANEFLOW_ENGINE sets the default, a bad name is named", () => {
+  const before = Deno.env.get("PANEFLOW_ENGINE");
+  try {
+    Deno.env.delete("PANEFLOW_ENGINE");
+    assert.equal(parseConfig("{}", FILE).terminal.engine, "xterm");
+    Deno.env.set("PANEFLOW_ENGINE", "ghostty");
+    assert.equal(parseConfig("{}", FILE).terminal.engine, "ghostty");
+    assert.equal(parseConfig('{"terminal":{"engine":"xterm"}}', FILE).terminal.engine, "xterm");
+    assert.throws(() => parseConfig('{"terminal":{"engine":"vt100"}}', FILE), /terminal\.engine/);
+  } finally {
+    if (before === undefined) Deno.env.delete("PANEFLOW_ENGINE");
+    else Deno.env.set("PANEFLOW_ENGINE", before);
+  }
 });

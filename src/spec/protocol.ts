@@ -17,6 +17,7 @@ import { paneioGated, paneioMethods } from "./paneio.ts";
 import { CapsGrant } from "./caps.ts";
 import { restoreMethods } from "./restore.ts";
 import { notifyMethods } from "./notify.ts";
+import { ENGINE_KINDS } from "./engines.ts";
 
 const SurfaceId = z.number().int().min(1).describe("Pane id (surface_id)");
 const WorkspaceIndex = z.union([
@@ -100,6 +101,9 @@ export const PaneFields = {
   caps: CapsGrant.optional(),
   restart: z.boolean().optional()
     .describe("After a restore, run the command again instead of a shell with a note (docs/restore.md)"),
+  engine: z.enum(ENGINE_KINDS).optional().describe(
+    "What parses the pane's output (default: terminal.engine)",
+  ),
 };
 
 /** Params schema of every method, by method name. */
@@ -127,6 +131,7 @@ export const methods = {
     pane_name: PaneFields.name.describe("Name of the first pane"),
     caps: PaneFields.caps.describe("The first pane's capabilities"),
     restart: PaneFields.restart,
+    engine: PaneFields.engine,
   }),
   "workspace.select": z.strictObject({ index: WorkspaceIndex }),
   "workspace.rename": z.strictObject({

@@ -5,7 +5,7 @@ import { absoluteDir, withTmuxEnv } from "./_env.ts";
 export default defineVerb({
   name: "new",
   usage:
-    "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>] [--restart] [--caps <cap>=<scope>]",
+    "paneflow new [--name <title>] [--cwd <dir>] [--command <cmd>] [--pane-name <name>] [--layout <l>] [--restart] [--engine <e>] [--caps <cap>=<scope>]",
   details: "Starts a detached host first when none answers (unless --no-autostart).",
   options: {
     name: { type: "string", value: "<title>", description: "Workspace title" },
@@ -39,6 +39,11 @@ export default defineVerb({
       value: "<KEY=VALUE>",
       description: "Set an environment variable in the pane",
     },
+    engine: {
+      type: "string",
+      value: "<e>",
+      description: "What parses the pane's output: xterm or ghostty (default: the config's terminal.engine)",
+    },
     "tmux-compat": {
       type: "boolean",
       description: "Give the pane TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md)",
@@ -56,6 +61,7 @@ export default defineVerb({
       if (opts.command !== undefined) params.command = opts.command;
       if (opts["pane-name"] !== undefined) params.pane_name = opts["pane-name"];
       if (opts.layout !== undefined) params.layout = opts.layout;
+      if (opts.engine !== undefined) params.engine = opts.engine;
       if (opts.env.length) params.env = parseEnvPairs(opts.env);
       if (caps) params.caps = caps;
       if (opts["tmux-compat"]) {

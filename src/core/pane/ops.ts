@@ -7,7 +7,7 @@
  */
 import type { OpName, OpRequest, OpResult } from "./worker_api.ts";
 import { sessionCall, sessionResized } from "../session/engine.ts";
-import { buffer, olderRows, read } from "./views.ts";
+import { buffer, read } from "./views.ts";
 import { serializeScreen } from "./screen_state.ts";
 import { searchLines, snapshotModes } from "./screen.ts";
 import {
@@ -23,11 +23,15 @@ import {
 } from "./panes.ts";
 import { releaser } from "./release.ts";
 import { PaneError, PaneErrorCode } from "./errors.ts";
+import { prepareEngine } from "./engines.ts";
 
 type Handlers = { [K in OpName]: (req: OpRequest<K>) => OpResult<K> | Promise<OpResult<K>> };
 
 const handlers: Handlers = {
-  spawn: (req) => spawnPane(req),
+  spawn: async (req) => {
+    await prepareEngine(req.engine ?? "xterm");
+    return spawnPane(req);
+  },
   write: async (req) => {
     const pane = mustGet(req.id);
     if (pane.exited) throw new PaneError(PaneErrorCode.Exited, `pane ${req.id}'s program has exited`);
@@ -36,8 +40,7 @@ const handlers: Handlers = {
   },
   resize: (req) => {
     const pane = mustGet(req.id);
-    if (pane.scrollback) pane.scrollback.resize(pane.term, () => pane.term.resize(req.cols, req.rows));
-    else pane.term.resize(req.cols, req.rows);
+    pane.engine.resize(req.cols, req.rows);
     if (!pane.exited) pane.pty.resize(req.cols, req.rows);
     sessionResized(req.id);
     return null;
@@ -88,24 +91,14 @@ const handlers: Handlers = {
   modes: (req) => {
     const pane = mustGet(req.id);
     return afterWrites(pane, () => ({
-      ...snapshotModes(pane.term),
+      ...snapshotModes(pane.engine),
       generation: pane.generation,
       bytes_in: pane.bytesIn,
     }));
   },
   screen: (req) => {
     const pane = mustGet(req.id);
-    const serialize = () =>
-      serializeScreen(pane.term, {
-        scrollback: req.scrollback,
-        generation: pane.generation,
-        older: (n) => olderRows(pane, n),
-      });
-    // It serializes the normal screen too while the alternate one is active.
-    return afterWrites(
-      pane,
-      () => pane.scrollback ? pane.scrollback.withNormalRows(pane.term, serialize) : serialize(),
-    );
+    return afterWrites(pane, () => serializeScreen(pane.engine, req.scrollback, pane.generation));
   },
 };
 

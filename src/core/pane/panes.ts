@@ -4,27 +4,27 @@
  * them; the message loop is ./worker.ts.
  *
  * Parsing and flow control: each chunk read from the PTY is parsed at once,
- * synchronously (xterm's `WriteBuffer.writeSync`), so the PTY is not read
+ * synchronously (the engine's `parseNow`, ./engine.ts: xterm's
+ * `WriteBuffer.writeSync` or Ghostty's WebAssembly), so the PTY is not read
  * again until the chunk is on the screen: the kernel's PTY buffer is the
  * only queue, and a flood blocks the writer like a real terminal does. A
  * flood of plain text is the exception: up to {@link HOLD_BYTES} of it is
  * held and parsed in one batch, at most {@link HOLD_MS} later (or at once
  * for a request on the pane), so that the rows it scrolls away within the
- * batch skip xterm (./fast_forward.ts).
+ * batch skip xterm (./fast_forward.ts; the xterm engine's jump scroll).
  * xterm's own async `write` would parse in 12 ms slices separated by
  * `setTimeout(0)` hops, which Deno clamps (~25% of a core idle while a
  * flood waits). Without `writeSync` (another xterm version) the pane falls
  * back to `write`, with the PTY paused while more than {@link HIGH_WATER}
  * bytes wait in xterm's queue and resumed below {@link LOW_WATER}.
  *
- * Scrollback beyond a small staging area lives in `Scrollback` as compact
- * text rows (see ./scrollback.ts): ~0.1 KB per row instead of xterm's
- * ~1.3 KB.
+ * With the xterm engine, scrollback beyond a small staging area lives in
+ * `Scrollback` as compact text rows (see ./scrollback.ts): ~0.1 KB per row
+ * instead of xterm's ~1.3 KB.
  *
  * @module
  */
 import pty from "@lydell/node-pty";
-import type xterm from "@xterm/headless";
 import { CHANGE_FLUSH_MS, type SpawnRequest } from "./worker_api.ts";
 import { PtyInput } from "./pty_input.ts";
 import { PaneError, PaneErrorCode } from "./errors.ts";
@@ -37,11 +37,11 @@ import {
   sessionOutput,
   waitsPending,
 } from "../session/engine.ts";
-import type { Scrollback } from "./scrollback.ts";
 import { emit, flushOutbox } from "./outbox.ts";
 import type { Snapshot } from "./screen.ts";
-import { createTerminal } from "./terminal.ts";
-import { FastForward, Held, plainText } from "./fast_forward.ts";
+import type { PaneEngine } from "./engine.ts";
+import { createEngine } from "./engines.ts";
+import { Held, plainText } from "./fast_forward.ts";
 import { type DrainState, guardDrainOnExit, scheduleDeferredDestroy } from "./drain.ts";
 import { MAX_DELAY_MS, releaser, WATCHED_MAX_DELAY_MS } from "./release.ts";
 import { niceThisThread, type Spawn, spawnHere, spawnThrough } from "./spawner.ts";
@@ -54,23 +54,20 @@ export interface Pane extends DrainState {
   id: number;
   /** Writes into the PTY (node-pty's own write loses bytes under Deno). */
   input: PtyInput;
-  term: xterm.Terminal;
+  /** Its terminal (./engine.ts). */
+  engine: PaneEngine;
   generation: number;
   bytesIn: number;
   exited: boolean;
-  /** Rows trimmed off the top of the normal buffer since the start (without `scrollback`). */
-  trimmed: number;
   snapshots: Snapshot[];
-  /** The compact scrollback; null when xterm keeps all of it. */
-  scrollback: Scrollback | null;
   /** When the pane last reported new output (ms, performance.now). */
   reportedAt: number;
   /** How long parsing its last chunk took (ms): what resuming it costs the next turn. */
   chunkMs: number;
   /** When it was last resumed after going over a turn's budget (ms, performance.now). */
   resumedAt: number;
-  /** Jump scroll (./fast_forward.ts); null where xterm's internals differ. */
-  jump: FastForward | null;
+  /** The engine's jump scroll (./fast_forward.ts); null where it has none. */
+  jump: PaneEngine["jump"];
   /** A flood's output read and not parsed yet (counted in `pending` too). */
   held: Held;
   /** Output is held (jump scroll) again once `bytesIn` reaches this. */
@@ -327,7 +324,7 @@ export function parseHeld(pane: Pane): void {
  * turn's flow control and the reports; the output generation advances by
  * one per chunk read, held or not.
  */
-function parse(pane: Pane, data: Uint8Array, news: boolean, jump: FastForward | null = null, chunks = 1) {
+function parse(pane: Pane, data: Uint8Array, news: boolean, jump: Pane["jump"] = null, chunks = 1) {
   const parseStart = performance.now();
   if (jump) jump.parse(data);
   else pane.parseNow!(data);
@@ -342,7 +339,7 @@ function parse(pane: Pane, data: Uint8Array, news: boolean, jump: FastForward | 
   // A chunk after a quiet spell is not a flood's: pausing that pane would put its next output
   // (a prompt's answer, the line a `session.wait` waits for) behind every throttled flood.
   if (!(news && data.length <= QUIET_CHUNK_BYTES) && now - turnStart > turnBudget()) throttle(pane);
-  pane.scrollback?.afterParse();
+  pane.engine.afterParse();
   pane.generation += chunks;
   markDirty(pane, now);
   sessionOutput(pane.id, data);
@@ -351,7 +348,7 @@ function parse(pane: Pane, data: Uint8Array, news: boolean, jump: FastForward | 
 
 /** Starts a program in a new PTY with its terminal. */
 export function spawnPane(req: SpawnRequest): { pid: number } {
-  const { term, scrollback, parseNow, onTrim } = createTerminal(req.cols, req.rows, req.scrollback);
+  const engine = createEngine(req.engine ?? "xterm", req);
   let p: PanePty;
   try {
     p = startPty(req);
@@ -359,35 +356,28 @@ export function spawnPane(req: SpawnRequest): { pid: number } {
     // Only its own terminal: see ../isolation/spawn.ts.
     closeOnExecAll();
   }
-  const pane = newPane(req.id, p, term, scrollback, parseNow);
-  if (!scrollback) onTrim((n) => (pane.trimmed += n));
+  const pane = newPane(req.id, p, engine);
   panes.set(req.id, pane);
-  if (req.session) openSession(req.id, term, req.session);
+  if (req.session) openSession(req.id, engine, req.session);
   guardDrainOnExit(pane);
 
-  term.onTitleChange((title) => emit({ ev: "title", id: pane.id, title }));
+  engine.onTitle((title) => emit({ ev: "title", id: pane.id, title }));
   p.onData((data) => onPtyData(pane, data));
   p.onExit(({ exitCode, signal }) => onPtyExit(pane, exitCode, signal ?? 0));
   // Answer terminal queries (DA, DSR) the way a terminal would.
-  term.onData((data) => {
+  engine.onReply((data) => {
     if (!pane.exited && !pane.disposed) pane.input.write(data).catch(() => {});
   });
   return { pid: p.pid };
 }
 
 /** A pane's record, fresh: nothing read, nothing parsed. */
-function newPane(
-  id: number,
-  p: PanePty,
-  term: xterm.Terminal,
-  scrollback: Scrollback | null,
-  parseNow: Pane["parseNow"],
-): Pane {
+function newPane(id: number, p: PanePty, engine: PaneEngine): Pane {
   return {
     id,
     pty: p,
     input: new PtyInput(p.fd, (data) => p.write(data)),
-    term,
+    engine,
     pending: 0,
     paused: false,
     generation: 0,
@@ -395,17 +385,15 @@ function newPane(
     exited: false,
     deferredDestroy: null,
     drainTimer: null,
-    trimmed: 0,
     snapshots: [],
-    scrollback,
-    parseNow,
+    parseNow: engine.parseNow,
     lastDataAt: 0,
     destroyAskedAt: 0,
     throttled: false,
     reportedAt: -Infinity,
     chunkMs: 0,
     resumedAt: 0,
-    jump: FastForward.attach(term, scrollback, parseNow),
+    jump: engine.jump,
     held: new Held(),
     holdFrom: 0,
     reaped: false,
@@ -432,8 +420,8 @@ function onPtyData(pane: Pane, data: Uint8Array): void {
     pane.paused = true;
     pane.pty.pause();
   }
-  pane.term.write(data, () => {
-    pane.scrollback?.afterParse();
+  pane.engine.write(data, () => {
+    pane.engine.afterParse();
     pane.pending -= data.length;
     pane.generation++;
     markDirty(pane);
@@ -467,7 +455,7 @@ function onPtyExit(pane: Pane, exitCode: number, signal: number): void {
   if (pane.parseNow) {
     parseHeld(pane);
     report();
-  } else pane.term.write("", report);
+  } else pane.engine.write("", report);
 }
 
 /** Pane programs start without forking the host where they can (./host_pty.ts). */
@@ -514,7 +502,7 @@ export function mustGet(id: number): Pane {
 export function afterWrites<T>(pane: Pane, fn: () => T): Promise<T> {
   if (pane.pending === 0) return Promise.resolve(fn());
   return new Promise((resolve, reject) =>
-    pane.term.write("", () => {
+    pane.engine.write("", () => {
       try {
         resolve(fn());
       } catch (e) {
@@ -530,12 +518,12 @@ export function afterWrites<T>(pane: Pane, fn: () => T): Promise<T> {
  * the emulator, as if the program had printed it: nothing is typed.
  */
 export function clearPane(pane: Pane): Promise<{ generation: number }> {
-  const buf = pane.term.buffer.active;
+  const buf = pane.engine.active;
   const y = buf.type === "normal" ? buf.cursorY : 0;
   const seq = `\x1b[3J${y > 0 ? `\x1b[${y}S\x1b[${y}A` : ""}`;
   return new Promise((resolve) =>
-    pane.term.write(seq, () => {
-      pane.scrollback?.afterParse();
+    pane.engine.write(seq, () => {
+      pane.engine.afterParse();
       pane.generation++;
       markDirty(pane);
       resolve({ generation: pane.generation });
@@ -559,7 +547,7 @@ export function disposePane(id: number): null {
       pane.pty.kill("SIGHUP");
     } catch { /* already gone */ }
   }
-  pane.term.dispose();
+  pane.engine.dispose();
   releaser.closedPane(performance.now());
   // Its parser callbacks never come now: nothing may wait for them.
   if (pane.paused || pane.throttled) pane.pty.resume();

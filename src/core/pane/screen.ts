@@ -22,13 +22,10 @@ export interface BufferLike {
   rowHash?(y: number): number | null;
 }
 
-/** The part of xterm's `Terminal` {@link snapshotModes} needs. */
+/** The part of a pane's engine (./engine.ts) {@link snapshotModes} needs. */
 export interface TerminalLike {
-  readonly modes: {
-    readonly bracketedPasteMode: boolean;
-    readonly applicationCursorKeysMode: boolean;
-  };
-  readonly buffer: { readonly active: BufferLike & { readonly type: string } };
+  modes(): { readonly bracketedPaste: boolean; readonly applicationCursor: boolean };
+  readonly active: { readonly type: string; readonly cursorX: number; readonly cursorY: number };
 }
 
 /**
@@ -108,11 +105,12 @@ export function searchLines(buf: BufferLike, pattern: string, max: number) {
 
 /** Terminal modes a writer needs to know about. */
 export function snapshotModes(term: TerminalLike) {
-  const buf = term.buffer.active;
+  const buf = term.active;
+  const modes = term.modes();
   return {
-    bracketed_paste: term.modes.bracketedPasteMode,
+    bracketed_paste: modes.bracketedPaste,
     alternate_screen: buf.type === "alternate",
-    application_cursor: term.modes.applicationCursorKeysMode,
+    application_cursor: modes.applicationCursor,
     cursor: { x: buf.cursorX, y: buf.cursorY },
   };
 }

@@ -12,70 +12,29 @@
  *
  * @module
  */
-import { SerializeAddon } from "@xterm/addon-serialize";
-import type xterm from "@xterm/headless";
 import type { PanePool } from "./pool.ts";
 import type { ScreenResult } from "./worker_api.ts";
 import type { Registry } from "../registry.ts";
 import type { Result } from "../../spec/results.ts";
+import type { PaneEngine } from "./engine.ts";
 
 /** Rows of scrollback `surface.screen` returns at most. */
 export const SCREEN_SCROLLBACK_MAX = 5000;
 
-const addons = new WeakMap<xterm.Terminal, SerializeAddon>();
-
-/**
- * Serializes a terminal's screen and up to `scrollback` rows above it. Rows
- * older than xterm's own buffer come from `older(n)` as plain text (the
- * compact scrollback keeps no colours); they are put first.
- */
-export function serializeScreen(
-  term: xterm.Terminal,
-  opts: { scrollback: number; generation: number; older?: (n: number) => string[] },
-): ScreenResult {
-  let addon = addons.get(term);
-  if (!addon) {
-    addon = new SerializeAddon();
-    // The addon is typed against @xterm/xterm's Terminal; it uses only what headless has too.
-    term.loadAddon(addon as unknown as xterm.ITerminalAddon);
-    addons.set(term, addon);
-  }
-  const buf = term.buffer.active;
-  const alternate = buf.type === "alternate";
-  const own = alternate ? 0 : Math.min(opts.scrollback, buf.baseY);
-  let ansi = addon.serialize({ scrollback: own, excludeAltBuffer: false });
-  let scrollback = own;
-  const extra = opts.scrollback - own;
-  if (!alternate && extra > 0 && opts.older && own === buf.baseY) {
-    const rows = opts.older(extra);
-    if (rows.length) {
-      // Plain rows, then a reset so no attribute leaks, then the coloured part.
-      ansi = rows.map(printable).join("\r\n") + "\r\n\x1b[0m" + ansi;
-      scrollback += rows.length;
-    }
-  }
-  // deno-lint-ignore no-explicit-any
-  const hidden = Boolean((term as any)._core?.coreService?.isCursorHidden);
+/** Serializes a pane's screen and up to `scrollback` rows above it (the engine's `serialize`). */
+export function serializeScreen(engine: PaneEngine, scrollback: number, generation: number): ScreenResult {
+  const out = engine.serialize(scrollback);
+  const buf = engine.active;
   return {
-    ansi,
-    cols: term.cols,
-    rows: term.rows,
+    ansi: out.ansi,
+    cols: engine.cols,
+    rows: engine.rows,
     cursor: { x: buf.cursorX, y: buf.cursorY },
-    cursor_visible: !hidden,
-    alternate_screen: alternate,
-    scrollback,
-    generation: opts.generation,
+    cursor_visible: !engine.modes().cursorHidden,
+    alternate_screen: buf.type === "alternate",
+    scrollback: out.scrollback,
+    generation,
   };
-}
-
-/** A stored row as it may be replayed: a control character (none should be there) becomes a space. */
-function printable(row: string): string {
-  let out = "";
-  for (const ch of row) {
-    const c = ch.charCodeAt(0);
-    out += c < 0x20 || c === 0x7f ? " " : ch;
-  }
-  return out;
 }
 
 /** Params of `surface.screen` after validation. */

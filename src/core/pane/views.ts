@@ -5,9 +5,8 @@
  *
  * @module
  */
-import type xterm from "@xterm/headless";
 import type { ReadResult } from "./worker_api.ts";
-import type { Scrollback } from "./scrollback.ts";
+import type { PaneEngine } from "./engine.ts";
 import {
   type BufferLike,
   changedSince,
@@ -21,22 +20,18 @@ const SNAPSHOTS_KEPT = 16;
 
 /** The parts of a worker pane these reads look at. */
 export interface PaneView {
-  term: xterm.Terminal;
-  scrollback: Scrollback | null;
-  trimmed: number;
+  engine: PaneEngine;
   snapshots: Snapshot[];
   generation: number;
 }
 
 /** The active buffer, with the compact scrollback above it. */
 export function buffer(pane: PaneView): BufferLike & { readonly type?: string } {
-  const active = pane.term.buffer.active;
-  return pane.scrollback ? pane.scrollback.buffer(active) : active;
+  return pane.engine.reads();
 }
 
 function trimmedOf(pane: PaneView): number {
-  if (pane.term.buffer.active.type !== "normal") return 0;
-  return pane.scrollback ? pane.scrollback.trimmed : pane.trimmed;
+  return pane.engine.trimmed;
 }
 
 export function remember(pane: PaneView): void {
@@ -44,7 +39,7 @@ export function remember(pane: PaneView): void {
   if (last && last.generation === pane.generation) return;
   const buf = buffer(pane);
   const dropped = pane.snapshots.length >= SNAPSHOTS_KEPT ? pane.snapshots.shift() : undefined;
-  pane.snapshots.push(takeSnapshot(buf, pane.generation, trimmedOf(pane), pane.term.rows, dropped?.hashes));
+  pane.snapshots.push(takeSnapshot(buf, pane.generation, trimmedOf(pane), pane.engine.rows, dropped?.hashes));
 }
 
 export function read(
@@ -84,16 +79,4 @@ export function read(
     }
   }
   return result;
-}
-
-/** The newest `n` rows of the compact scrollback (older than xterm's own buffer), as text. */
-export function olderRows(pane: PaneView, n: number): string[] {
-  if (!pane.scrollback) return [];
-  const all = buffer(pane);
-  const stored = all.length - pane.term.buffer.normal.length;
-  const rows: string[] = [];
-  for (let y = Math.max(0, stored - n); y < stored; y++) {
-    rows.push(all.getLine(y)?.translateToString(true) ?? "");
-  }
-  return rows;
 }

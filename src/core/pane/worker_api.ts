@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { EngineKind } from "../../spec/engines.ts";
 import type { SessionCall, SessionEvent, SessionResults, SessionSpawn } from "../session/worker_api.ts";
 import type { PaneFailure } from "./errors.ts";
 
@@ -23,6 +24,8 @@ export interface SpawnRequest {
   cols: number;
   rows: number;
   scrollback: number;
+  /** What parses its output (./engine.ts); xterm when absent. */
+  engine?: EngineKind;
   /** Makes the pane a ptywright session (src/core/session/engine.ts). */
   session?: SessionSpawn;
 }

@@ -11,12 +11,11 @@
  *
  * @module
  */
-import type xterm from "@xterm/headless";
 import type { SessionResults } from "./worker_api.ts";
 import { PwLimits } from "../../spec/ptywright.ts";
 import type { OutputDelta, SessionCall, SessionEvent, SessionSpawn, WaitOutcome } from "./worker_api.ts";
 import { evaluate, type Matcher, type MatchInput, stableDurations } from "./matcher.ts";
-import { cursorOf, plainText, snapshotEncoded, SnapshotRows } from "./snapshot.ts";
+import { cursorOf, plainText, snapshotEncoded, SnapshotRows, type Term } from "./snapshot.ts";
 import { Transcript } from "./transcript.ts";
 import type { SafeRegex } from "./regex.ts";
 
@@ -34,7 +33,7 @@ interface Wait {
 
 interface Session {
   id: number;
-  term: xterm.Terminal;
+  term: SessionTerm;
   transcript: Transcript;
   sequence: number;
   title: string | null;
@@ -63,8 +62,13 @@ function post(msg: SessionEvent) {
   (self as unknown as { postMessage(m: unknown): void }).postMessage(msg);
 }
 
+/** What a session reads of its pane's terminal engine (src/core/pane/engine.ts). */
+export interface SessionTerm extends Term {
+  onTitle(fn: (title: string) => void): void;
+}
+
 /** Makes pane `id` a session (at spawn, before any output). */
-export function openSession(id: number, term: xterm.Terminal, spawn: SessionSpawn): void {
+export function openSession(id: number, term: SessionTerm, spawn: SessionSpawn): void {
   let raw: Deno.FsFile | null = null;
   if (spawn.raw_path) raw = Deno.openSync(spawn.raw_path, { append: true });
   const s: Session = {
@@ -82,7 +86,7 @@ export function openSession(id: number, term: xterm.Terminal, spawn: SessionSpaw
     checkedAt: -Infinity,
     rows: new SnapshotRows(),
   };
-  term.onTitleChange((title) => (s.title = title));
+  term.onTitle((title) => (s.title = title));
   sessions.set(id, s);
 }
 

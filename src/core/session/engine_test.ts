@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import xterm from "@xterm/headless";
+import { XtermEngine } from "../pane/xterm_engine.ts";
 import {
   openSession,
   sessionCall,
@@ -24,7 +24,7 @@ const text = (s: string) => new TextEncoder().encode(s);
 
 Deno.test("session worker: a reply never overtakes the report of output it reflects", () => {
   const { events, restore } = capture();
-  const term = new xterm.Terminal({ cols: 80, rows: 24, allowProposedApi: true });
+  const term = new XtermEngine({ cols: 80, rows: 24, scrollback: 1000 });
   try {
     openSession(901, term, spawn);
     // A change right before the output (a resize at spawn): the output's report is then put off

@@ -1,5 +1,5 @@
 /**
- * ptywright's ScreenSnapshot from a headless xterm (runs in the pane
+ * ptywright's ScreenSnapshot from a pane's terminal engine (runs in the pane
  * worker): size, cursor, plain text of the visible rows (vt100's
  * `contents()`: rows trimmed, a wrapped row joined to the next, trailing
  * blank rows dropped), every cell with its text, width and style, and the
@@ -7,12 +7,46 @@
  *
  * @module
  */
-import type xterm from "@xterm/headless";
 import type { Cell, CellStyle, ScreenSnapshot } from "./worker_api.ts";
 import { type EncodedJson, RAW_HEADROOM, RAW_TAILROOM, RawBuffers } from "../../wire/raw_json.ts";
 
-type Term = xterm.Terminal;
-type BufferCell = xterm.IBufferCell;
+/** The part of a cell a snapshot reads (xterm's `IBufferCell`; src/core/pane/engine.ts's `EngineCell`). */
+export interface BufferCell {
+  getChars(): string;
+  getWidth(): number;
+  isFgDefault(): boolean;
+  isBgDefault(): boolean;
+  isFgRGB(): boolean;
+  isBgRGB(): boolean;
+  getFgColor(): number;
+  getBgColor(): number;
+  isBold(): number;
+  isDim(): number;
+  isItalic(): number;
+  isUnderline(): number;
+  isInverse(): number;
+}
+
+/** The part of a row a snapshot reads. */
+export interface BufferLine {
+  readonly isWrapped: boolean;
+  getCell(x: number, reuse?: BufferCell): BufferCell | undefined;
+  translateToString(trimRight?: boolean): string;
+}
+
+/** The part of a pane's terminal engine (src/core/pane/engine.ts) a snapshot reads. */
+export interface Term {
+  readonly cols: number;
+  readonly rows: number;
+  readonly active: {
+    readonly type: string;
+    readonly baseY: number;
+    readonly cursorX: number;
+    readonly cursorY: number;
+    getLine(y: number): BufferLine | undefined;
+  };
+  modes(): { applicationCursor: boolean; applicationKeypad: boolean; cursorHidden: boolean };
+}
 
 const DEFAULT_STYLE: CellStyle = Object.freeze({
   foreground: "default",
@@ -65,8 +99,10 @@ function styleJsonOf(c: BufferCell): string {
     }
     return json;
   }
-  const key =
-    `${c.getFgColorMode()}:${c.getFgColor()}:${c.getBgColorMode()}:${c.getBgColor()}:${c.isBold()}${c.isDim()}${c.isItalic()}${c.isUnderline()}${c.isInverse()}`;
+  const mode = (isDefault: boolean, isRgb: boolean) => (isDefault ? 0 : isRgb ? 2 : 1);
+  const key = `${mode(c.isFgDefault(), c.isFgRGB())}:${c.getFgColor()}:${
+    mode(c.isBgDefault(), c.isBgRGB())
+  }:${c.getBgColor()}:${c.isBold()}${c.isDim()}${c.isItalic()}${c.isUnderline()}${c.isInverse()}`;
   let json = styleJsonSlow.get(key);
   if (json === undefined) {
     json = JSON.stringify(styleOf(c));
@@ -91,7 +127,7 @@ function blankBody(x: number): string {
 }
 
 /** The JSON of row `y`'s cells, each after its `{"row":N` (which depends on where the row is). */
-function rowBodies(line: xterm.IBufferLine | undefined, cols: number): string[] {
+function rowBodies(line: BufferLine | undefined, cols: number): string[] {
   const bodies: string[] = new Array(cols);
   let cell: BufferCell | undefined;
   for (let x = 0; x < cols; x++) {
@@ -140,7 +176,7 @@ const IS_COMBINED = 0x200000;
  * cannot be reused (a combined cell's text lives outside them, or this
  * xterm keeps its lines differently).
  */
-function wordsOf(line: xterm.IBufferLine | undefined, cols: number): Uint32Array | null {
+function wordsOf(line: BufferLine | undefined, cols: number): Uint32Array | null {
   if (!line) return new Uint32Array(0);
   const inner = (line as unknown as PackedLine)._line;
   const data = inner?._data;
@@ -175,7 +211,7 @@ const decoder = new TextDecoder();
  * cell's text (its quotes are escaped) or its style.
  */
 function encodeRow(
-  line: xterm.IBufferLine | undefined,
+  line: BufferLine | undefined,
   y: number,
   cols: number,
 ): { bytes: Uint8Array; at: Int32Array | null } {
@@ -224,7 +260,7 @@ export class SnapshotRows {
   #cols = 0;
 
   /** The kept row to write at `y` (its bytes are for row `.y`: renumber them). */
-  row(line: xterm.IBufferLine | undefined, y: number, cols: number): KeptRow {
+  row(line: BufferLine | undefined, y: number, cols: number): KeptRow {
     const words = wordsOf(line, cols);
     if (!words) return { words: new Uint32Array(0), hash: -1, y, ...encodeRow(line, y, cols) };
     const hash = hashWords(words);
@@ -263,7 +299,7 @@ export function snapshotEncoded(
   before = "",
   after = "",
 ): EncodedJson {
-  const buf = term.buffer.active;
+  const buf = term.active;
   const rows: KeptRow[] = [];
   let size = 0;
   for (let y = 0; y < term.rows; y++) {
@@ -334,7 +370,7 @@ export function textsOfEncoded(json: string): { plain_text: string; title: strin
 
 /** The visible rows as vt100's `contents()` gives them. */
 export function plainText(term: Term): string {
-  const buf = term.buffer.active;
+  const buf = term.active;
   let out = "";
   for (let y = 0; y < term.rows; y++) {
     const line = buf.getLine(buf.baseY + y);
@@ -347,10 +383,8 @@ export function plainText(term: Term): string {
 
 /** Cursor position in the visible rows and whether it is shown (DECTCEM). */
 export function cursorOf(term: Term): { row: number; col: number; visible: boolean } {
-  const buf = term.buffer.active;
-  // deno-lint-ignore no-explicit-any
-  const hidden = (term as any)._core?.coreService?.isCursorHidden === true;
-  return { row: buf.cursorY, col: Math.min(buf.cursorX, term.cols - 1), visible: !hidden };
+  const buf = term.active;
+  return { row: buf.cursorY, col: Math.min(buf.cursorX, term.cols - 1), visible: !term.modes().cursorHidden };
 }
 
 /** A full snapshot. */
@@ -361,7 +395,7 @@ export function snapshotOf(
   pixels: { width: number; height: number },
   withCells = true,
 ): ScreenSnapshot {
-  const buf = term.buffer.active;
+  const buf = term.active;
   const cells: Cell[] = [];
   if (withCells) {
     let cell: BufferCell | undefined;
@@ -399,8 +433,8 @@ export function snapshotOf(
     plain_text: plainText(term),
     cells,
     alternate_screen: buf.type === "alternate",
-    application_cursor: term.modes.applicationCursorKeysMode,
-    application_keypad: term.modes.applicationKeypadMode,
+    application_cursor: term.modes().applicationCursor,
+    application_keypad: term.modes().applicationKeypad,
     title,
   };
 }

@@ -1,17 +1,16 @@
 import assert from "node:assert/strict";
-import xterm from "@xterm/headless";
+import { XtermEngine } from "../pane/xterm_engine.ts";
 import { rng } from "../../../tests/_prng.ts";
 import { snapshotJson, snapshotOf, SnapshotRows, textsOfEncoded } from "./snapshot.ts";
 
 const PIXELS = { width: 0, height: 0 };
 
-function parse(term: xterm.Terminal, data: string) {
-  // deno-lint-ignore no-explicit-any
-  (term as any)._core._writeBuffer.writeSync(data);
+function parse(term: XtermEngine, data: string) {
+  term.parseNow!(new TextEncoder().encode(data));
 }
 
 /** A snapshot that reuses the last one's rows is the snapshot built from scratch. */
-function same(term: xterm.Terminal, kept: SnapshotRows, seq: number) {
+function same(term: XtermEngine, kept: SnapshotRows, seq: number) {
   const fresh = JSON.stringify(snapshotOf(term, seq, "t", PIXELS));
   assert.equal(snapshotJson(term, seq, "t", PIXELS, kept), fresh);
   assert.equal(snapshotJson(term, seq, "t", PIXELS), fresh);
@@ -19,7 +18,7 @@ function same(term: xterm.Terminal, kept: SnapshotRows, seq: number) {
 
 Deno.test("snapshots reuse unchanged and scrolled rows and still equal a full build", () => {
   // 12 rows and later 105: renumbered rows cross 9/10 and 99/100.
-  const term = new xterm.Terminal({ cols: 20, rows: 12, allowProposedApi: true, scrollback: 50 });
+  const term = new XtermEngine({ cols: 20, rows: 12, scrollback: 50 });
   const kept = new SnapshotRows();
   const pieces = [
     "plain ",
@@ -53,7 +52,7 @@ Deno.test("snapshots reuse unchanged and scrolled rows and still equal a full bu
 });
 
 Deno.test("a scrolled screen reuses its rows under their new row numbers", () => {
-  const term = new xterm.Terminal({ cols: 10, rows: 3, allowProposedApi: true });
+  const term = new XtermEngine({ cols: 10, rows: 3, scrollback: 1000 });
   const kept = new SnapshotRows();
   parse(term, "a\r\nb\r\nc");
   same(term, kept, 1);
@@ -72,7 +71,7 @@ Deno.test("a scrolled screen reuses its rows under their new row numbers", () =>
 });
 
 Deno.test("textsOfEncoded reads plain text and title without the cells, whatever the cells hold", () => {
-  const term = new xterm.Terminal({ cols: 30, rows: 4, allowProposedApi: true });
+  const term = new XtermEngine({ cols: 30, rows: 4, scrollback: 1000 });
   parse(term, 'a "],"alternate_screen":x\r\n,"cells":[ \\ 宽\r\ntoken=abc');
   for (const title of ['t"itle', null]) {
     const json = snapshotJson(term, 3, title, PIXELS);
