@@ -15,7 +15,7 @@ import { type TestHost, waitUntil } from "./_harness.ts";
 
 /** What a scenario needs to know about one agent. */
 export interface AgentKit {
-  family: "codex" | "gemini" | "opencode";
+  family: "codex" | "gemini" | "opencode" | "qwen" | "copilot";
   pane: string;
   hooked: boolean;
   /** The run's root dir (every process of the agent has it in its cwd or argv). */
@@ -40,6 +40,10 @@ export interface AgentKit {
   approve?(): Promise<void>;
   /** Interrupts a running turn (default: `key <pane> esc`). */
   interrupt?(): Promise<void>;
+  /** The screen shows the turn cancelled (default: the agent's "interrupted"/"cancelled" line). */
+  cancelled?(screen: string): boolean;
+  /** Run after the interrupt (e.g. clear the prompt the agent put back into its input). */
+  afterInterrupt?(): Promise<void>;
 }
 
 /** What a step measured. */
@@ -201,7 +205,8 @@ export async function runScenario(
     const r = await submit(host, P, "HOLD");
     assert.equal(r.status, "submitted", r.evidence);
     await waitStatus(host, P, "thinking", (s) => s.state === "thinking");
-    const cancelled = (s: string) => /Conversation interrupted|Request cancelled|▣ .* · interrupted/.test(s);
+    const cancelled = kit.cancelled ??
+      ((s: string) => /Conversation interrupted|Request cancelled|▣ .* · interrupted/.test(s));
     // An Esc that arrives while the TUI is still redrawing can be dropped (seen with Gemini on a
     // loaded machine): press again while the screen shows no cancel.
     for (let press = 1; press <= 3; press++) {
@@ -222,6 +227,7 @@ export async function runScenario(
       (s) => s.state === "waiting_for_input",
     );
     lag("interrupted", stopped.lag);
+    await kit.afterInterrupt?.();
   });
 
   await t.step(`${tag}: an API error`, async () => {

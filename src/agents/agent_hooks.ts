@@ -6,7 +6,8 @@
  * `notify` program in config.toml (one per user; an existing one of the
  * user's is left alone). Gemini CLI: `settings.json` hooks (`timeout` in ms,
  * a `name` per handler). opencode: a plugin module of paneflow's own in
- * `plugins/` of its config dir (`opencode_plugin.ts`). Pure; `src/verbs/hooks.ts`
+ * `plugins/` of its config dir (`opencode_plugin.ts`). Qwen Code: Claude Code's
+ * shape and event names in `~/.qwen/settings.json`. Pure; `src/verbs/hooks.ts`
  * does the I/O.
  *
  * @module
@@ -15,7 +16,7 @@ import { HOOK_EVENTS, type HookGroup, MARKER } from "./claude_settings.ts";
 import { OPENCODE_HOOK_EVENTS, opencodeConfigDir, opencodePluginFile } from "./opencode_plugin.ts";
 
 /** Agents `paneflow hooks` manages. */
-export const HOOK_AGENTS = ["claude", "codex", "gemini", "opencode"] as const;
+export const HOOK_AGENTS = ["claude", "codex", "gemini", "opencode", "qwen"] as const;
 /** One of {@link HOOK_AGENTS}. */
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
@@ -37,6 +38,22 @@ export const GEMINI_HOOK_EVENTS = [
   "Notification",
   "AfterTool",
   "AfterAgent",
+  "SessionEnd",
+] as const;
+
+/**
+ * Qwen Code's hook events paneflow listens to: Claude Code's names and
+ * payloads, in `~/.qwen/settings.json`.
+ */
+export const QWEN_HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PermissionRequest",
+  "Notification",
+  "Stop",
+  "StopFailure",
   "SessionEnd",
 ] as const;
 
@@ -67,6 +84,7 @@ export function hookSpecs(env: Env): Record<HookAgent, HookSpec> {
   const claudeDir = env.CLAUDE_CONFIG_DIR || `${home}/.claude`;
   const codexDir = env.CODEX_HOME || `${home}/.codex`;
   const geminiDir = `${env.GEMINI_CLI_HOME || home}/.gemini`;
+  const qwenDir = `${home}/.qwen`;
   return {
     claude: {
       agent: "claude",
@@ -108,6 +126,16 @@ export function hookSpecs(env: Env): Record<HookAgent, HookSpec> {
       group: () => ({ hooks: [] }),
       plugin: true,
       note: "opencode loads plugins when it starts: restart running opencode sessions to report to paneflow.",
+    },
+    qwen: {
+      agent: "qwen",
+      label: "Qwen Code",
+      dir: qwenDir,
+      file: `${qwenDir}/settings.json`,
+      events: QWEN_HOOK_EVENTS,
+      group: (_e, command) => ({ matcher: "*", hooks: [{ type: "command", command, timeout: 10 }] }),
+      note:
+        "Qwen Code reads its settings when it starts: restart running Qwen Code sessions to report to paneflow.",
     },
   };
 }

@@ -105,3 +105,32 @@ Deno.test("the reply in Gemini CLI's chat log, and nothing before this turn's re
   log.push('{"id":"4","type":"gemini","content":"twochunks12","thoughts":[]}');
   assert.equal(lastAssistantText(log.join("\n")), "twochunks12");
 });
+
+Deno.test("Qwen Code: Claude Code's hooks in ~/.qwen/settings.json; its two quirks", () => {
+  const spec = hookSpecs({ HOME: "/h" }).qwen;
+  assert.equal(spec.file, "/h/.qwen/settings.json");
+  assert.deepEqual(spec.group("Stop", "cmd"), {
+    matcher: "*",
+    hooks: [{ type: "command", command: "cmd", timeout: 10 }],
+  });
+  const ctx = { surfaceId: 3, tool: "qwen" };
+  // The payloads Qwen Code 0.24.4 sent (docs/agents.md, Qwen Code).
+  const request = hookFrame("PermissionRequest", {
+    session_id: "s",
+    tool_name: "run_shell_command",
+    tool_input: { command: "echo ok > f.txt", description: "d" },
+  }, ctx);
+  assert.equal(request?.params.message, "run_shell_command: echo ok > f.txt");
+  const note = hookFrame("Notification", {
+    notification_type: "permission_prompt",
+    message: "Qwen Code needs your permission to use run_shell_command",
+  }, ctx);
+  assert.equal(note?.method, "ai.notification");
+  assert.equal(note?.params.notification_type, "permission_prompt");
+  assert.equal(note?.params.message, undefined, "the request's message, with the command, is kept");
+  const again = hookFrame("UserPromptSubmit", { session_id: "s", prompt: "" }, ctx);
+  assert.equal(again?.method, "ai.tool_use", "the continuation after a tool is not a new turn");
+  assert.equal(hookFrame("UserPromptSubmit", { prompt: "hi" }, ctx)?.method, "ai.prompt_submit");
+  // Claude Code's own empty prompt is still a prompt.
+  assert.equal(hookFrame("UserPromptSubmit", { prompt: "" }, { surfaceId: 3 })?.method, "ai.prompt_submit");
+});

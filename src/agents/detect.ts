@@ -1,13 +1,13 @@
 /**
  * Which agent family a process is, from its argv: `claude`, `codex`,
- * `opencode`, `gemini`, also when run through node/bun/deno or a wrapper
+ * `opencode`, `gemini`, `qwen`, also when run through node/bun/deno or a wrapper
  * script path.
  *
  * @module
  */
 
 /** Agent families paneflow knows. */
-export const FAMILIES = ["claude", "codex", "opencode", "gemini"] as const;
+export const FAMILIES = ["claude", "codex", "opencode", "gemini", "qwen"] as const;
 /** One of {@link FAMILIES}. */
 export type Family = (typeof FAMILIES)[number];
 
@@ -17,6 +17,8 @@ const PATTERNS: [Family, RegExp][] = [
   ["codex", /(^|\/)codex(\.js|\.mjs|\.exe)?$|@openai\/codex\//],
   ["opencode", /(^|\/)opencode(\.js|\.exe)?$|opencode-ai\//],
   ["gemini", /(^|\/)gemini(\.js|\.exe)?$|@google\/gemini-cli\//],
+  // `.bin/qwen` runs node, which relaunches `@qwen-code/qwen-code/cli.js` twice.
+  ["qwen", /(^|\/)qwen(\.js|\.exe)?$|@qwen-code\/qwen-code\//],
 ];
 
 function basename(p: string): string {

@@ -3,8 +3,9 @@
  * hooks review): how each agent's dialog lists its options and which keys
  * answer it. The keys are data beside the screen rules that detect the
  * dialog (`dialog` on a rule in ./claude_screen.ts, ./codex_screen.ts,
- * ./gemini_screen.ts, ./opencode_screen.ts), so a UI change is one data fix
- * for detection and answering alike. `surface.answer` (../typing/answer.ts) presses
+ * ./gemini_screen.ts, ./opencode_screen.ts, ./qwen_screen.ts), so a UI change
+ * is one data fix for detection and answering alike. `surface.answer`
+ * (../typing/answer.ts) presses
  * the keys.
  *
  * Light: no npm package, no host state.

@@ -99,10 +99,12 @@ function fromHookState(a: Agent, hook: AgentState, fromHook: boolean): Fused {
   const hookAge = now - a.hookAt;
   const screenNewer = screen && screen.at >= a.hookAt;
   if (screen && screenNewer && !fromHook) {
-    if (screen.rule === "permission_dialog" && hook !== "waiting_for_input") {
+    if (screen.rule === "permission_dialog" && (hook !== "waiting_for_input" || !message)) {
+      // A waiting hook that named nothing (Qwen Code's PermissionRequest can land before the
+      // PreToolUse that clears the message) takes the command from the dialog on screen.
+      if (hook !== "waiting_for_input") reason = "permission dialog on screen";
       state = "waiting_for_input";
       message = screen.message;
-      reason = "permission dialog on screen";
       why = `screen rule "permission_dialog" overrides hook state ${hook}`;
     } else if (
       screen.rule === "interrupted" &&

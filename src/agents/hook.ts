@@ -107,6 +107,45 @@ export function hookFrame(
   const method = methodFor(event);
   if (!method) return null;
   const p = (payload && typeof payload === "object" ? payload : {}) as Record<string, unknown>;
+  if (ctx.tool === "qwen") return qwenFrame(event, p, ctx);
+  return baseFrame(event, p, ctx);
+}
+
+/**
+ * Qwen Code's hooks are Claude Code's, with two differences: after an
+ * approved tool ran it fires UserPromptSubmit again with an empty prompt
+ * (the same turn going on, not a new one), and its `permission_prompt`
+ * Notification names only the tool ("Qwen Code needs your permission to use
+ * run_shell_command"), so the PermissionRequest's message, with the
+ * command, is kept.
+ */
+function qwenFrame(
+  event: string,
+  p: Record<string, unknown>,
+  ctx: { surfaceId: number; tool?: string; pid?: number; token?: string },
+): { method: AiMethod; params: AiFrame } | null {
+  if (event === "UserPromptSubmit" && p.prompt === "") {
+    const params: AiFrame = { surface_id: ctx.surfaceId, tool: "qwen", event, phase: "post" };
+    if (ctx.pid) params.pid = ctx.pid;
+    if (ctx.token) params.token = ctx.token;
+    const session = str(p.session_id);
+    if (session) params.session_id = session;
+    return { method: "ai.tool_use", params };
+  }
+  const frame = baseFrame(event, p, ctx);
+  if (frame && event === "Notification" && p.notification_type === "permission_prompt") {
+    delete frame.params.message;
+  }
+  return frame;
+}
+
+function baseFrame(
+  event: string,
+  p: Record<string, unknown>,
+  ctx: { surfaceId: number; tool?: string; pid?: number; token?: string },
+): { method: AiMethod; params: AiFrame } | null {
+  const method = methodFor(event);
+  if (!method) return null;
   if (event === "codex-notify") {
     if (p.type !== "agent-turn-complete") return null;
     const inputs = Array.isArray(p["input-messages"]) ? p["input-messages"] : [];

@@ -12,6 +12,7 @@ export const DEFAULT_LAUNCHERS: Readonly<Record<string, string>> = {
   codex: "codex",
   opencode: "opencode",
   gemini: "gemini",
+  qwen: "qwen",
 };
 
 /** The launcher table: defaults, then the config's `agents.<name>.command`. */

@@ -9,13 +9,15 @@
  * {@link secureDirProblem}) and are removed when the pane closes. opencode
  * gets paneflow's plugin (`opencode_plugin.ts`) through `OPENCODE_CONFIG_CONTENT`
  * (`{"plugin": ["file://…"]}`), which opencode merges last and whose `plugin`
- * list it appends to the user's.
+ * list it appends to the user's. Qwen Code takes a system-defaults settings
+ * file too (`QWEN_CODE_SYSTEM_DEFAULTS_PATH`), with no ownership check, and
+ * concatenates its `hooks` with the user's.
  *
  * @module
  */
 import { parse as parseJsonc, type ParseError } from "jsonc-parser";
 import { HOOK_EVENTS, hookStatus, installHooks, MARKER } from "./claude_settings.ts";
-import { GEMINI_HOOK_EVENTS, hookSpecs } from "./agent_hooks.ts";
+import { GEMINI_HOOK_EVENTS, hookSpecs, QWEN_HOOK_EVENTS } from "./agent_hooks.ts";
 import { isPaneflowPlugin, opencodePluginFile, opencodePluginSource } from "./opencode_plugin.ts";
 import { shQuote } from "../sh.ts";
 
@@ -78,7 +80,52 @@ export function launchHooks(
   }
   if (agent === "gemini") return geminiLaunchHooks(opts, opts.fs);
   if (agent === "opencode") return opencodeLaunchHooks(opts);
+  if (agent === "qwen") return qwenLaunchHooks(opts);
   return null;
+}
+
+/**
+ * Qwen Code: a copy of the system defaults the pane would read, plus
+ * paneflow's hooks, passed as `QWEN_CODE_SYSTEM_DEFAULTS_PATH` (Qwen Code
+ * 0.24 concatenates each `hooks.<Event>` list of system defaults, system and
+ * user settings). Skipped (null) when the user's settings already have
+ * paneflow's hooks (`paneflow hooks setup --agent qwen`).
+ */
+function qwenLaunchHooks(opts: {
+  dir: string;
+  self: string[];
+  env: Record<string, string | undefined>;
+  id: string;
+}): LaunchHooks | null {
+  const spec = hookSpecs(opts.env).qwen;
+  try {
+    const user = JSON.parse(Deno.readTextFileSync(spec.file));
+    if (hookStatus(user, QWEN_HOOK_EVENTS).every((h) => h.command)) return null;
+  } catch { /* no settings, or unreadable: add ours */ }
+  const current = opts.env.QWEN_CODE_SYSTEM_DEFAULTS_PATH ??
+    `${(opts.env.QWEN_CODE_SYSTEM_SETTINGS_PATH ?? "/etc/qwen-code/settings.json").replace(/\/[^/]*$/, "")}` +
+      "/system-defaults.json";
+  let base: Record<string, unknown> = {};
+  try {
+    const errors: ParseError[] = [];
+    const value = parseJsonc(Deno.readTextFileSync(current), errors, { allowTrailingComma: true });
+    if (errors.length || !value || typeof value !== "object" || Array.isArray(value)) {
+      throw new NoLaunchHooks(`${current} (Qwen Code's system defaults) does not parse; left as it is`);
+    }
+    base = value as Record<string, unknown>;
+  } catch (e) {
+    if (e instanceof NoLaunchHooks) throw e;
+  }
+  const self = opts.self.map(shQuote).join(" ");
+  const { settings } = installHooks(
+    base,
+    (event) => `${self} ai-hook --tool qwen ${event}`,
+    QWEN_HOOK_EVENTS,
+    spec.group,
+  );
+  const file = `${opts.dir}/qwen-defaults-${opts.id}.json`;
+  Deno.writeTextFileSync(file, JSON.stringify(settings, null, 2), { mode: 0o600 });
+  return { suffix: "", env: { QWEN_CODE_SYSTEM_DEFAULTS_PATH: file }, files: [file] };
 }
 
 /**

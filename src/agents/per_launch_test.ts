@@ -161,3 +161,29 @@ Deno.test("opencode per launch: a plugin file added by OPENCODE_CONFIG_CONTENT, 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("Qwen Code per launch: a system-defaults copy with our hooks, skipped when installed", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const home = `${dir}/home`;
+    Deno.mkdirSync(`${home}/.qwen`, { recursive: true });
+    Deno.writeTextFileSync(
+      `${dir}/defaults.json`,
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "mine" }] }] } }),
+    );
+    const env = { HOME: home, QWEN_CODE_SYSTEM_DEFAULTS_PATH: `${dir}/defaults.json` };
+    const got = launchHooks("qwen", { dir, self: ["paneflow"], env, id: "7" });
+    assert.ok(got);
+    assert.equal(got.suffix, "");
+    const file = got.env!.QWEN_CODE_SYSTEM_DEFAULTS_PATH;
+    const settings = JSON.parse(Deno.readTextFileSync(file));
+    assert.equal(settings.hooks.Stop[0].hooks[0].command, "mine", "the system defaults' own hooks are kept");
+    assert.match(JSON.stringify(settings.hooks.Stop), /paneflow ai-hook --tool qwen Stop/);
+    assert.ok(settings.hooks.PermissionRequest);
+    // Installed by `hooks setup --agent qwen`: no second set.
+    Deno.writeTextFileSync(`${home}/.qwen/settings.json`, JSON.stringify({ hooks: settings.hooks }));
+    assert.equal(launchHooks("qwen", { dir, self: ["paneflow"], env, id: "8" }), null);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
