@@ -8,6 +8,9 @@
 import type { AgentState } from "./classify.ts";
 import { type Agent, HOOK_GRACE_MS, SCREENS, showsHookedTurn } from "./agent.ts";
 
+/** The hook reason of a turn a hook said was interrupted (Qwen Code); an idle screen does not make it finished. */
+export const INTERRUPTED = "interrupted";
+
 /** A screen rule that shows the agent waiting for a prompt, no turn running. */
 export const looksIdle = (rule: string | undefined) => rule === "idle_prompt" || rule === "done";
 
@@ -100,8 +103,7 @@ function fromHookState(a: Agent, hook: AgentState, fromHook: boolean): Fused {
   const screenNewer = screen && screen.at >= a.hookAt;
   if (screen && screenNewer && !fromHook) {
     if (screen.rule === "permission_dialog" && (hook !== "waiting_for_input" || !message)) {
-      // A waiting hook that named nothing (Qwen Code's PermissionRequest can land before the
-      // PreToolUse that clears the message) takes the command from the dialog on screen.
+      // A waiting hook that named nothing (Qwen Code) takes the command from the dialog on screen.
       if (hook !== "waiting_for_input") reason = "permission dialog on screen";
       state = "waiting_for_input";
       message = screen.message;
@@ -155,6 +157,7 @@ function fromHookState(a: Agent, hook: AgentState, fromHook: boolean): Fused {
       why = `screen rule "api_error": ${screen.note}`;
     } else if (
       looksIdle(screen.rule) && (hook === "thinking" || hook === "waiting_for_input") &&
+      reason !== INTERRUPTED &&
       hookAge > HOOK_GRACE_MS && now - a.idleSince >= HOOK_GRACE_MS
     ) {
       state = "finished";

@@ -8,7 +8,7 @@
  */
 import { type AgentState, classifyScreen, type ScreenRules, type ScreenVerdict } from "./classify.ts";
 import { detectFamily } from "./detect.ts";
-import { fuse, looksIdle } from "./fuse.ts";
+import { fuse, INTERRUPTED, looksIdle } from "./fuse.ts";
 import { WAITING_NOTIFICATIONS } from "./hook.ts";
 import type { BusEvent, EventBus } from "../core/bus.ts";
 import type { PanePool } from "../core/pane/pool.ts";
@@ -240,7 +240,7 @@ export class AgentTracker {
         if (WAITING_NOTIFICATIONS.has(frame.notification_type ?? "")) {
           a.message = frame.message ?? a.message;
           this.#hookState(a, "waiting_for_input", `${frame.notification_type}`);
-        }
+        } else this.#idleNotification(a, frame);
         break;
       case "ai.stop":
         a.inTurn = false;
@@ -269,6 +269,15 @@ export class AgentTracker {
     // its UserPromptSubmit hook lands): read the screen again rather than wait for more output.
     if (a.tool !== "claude") this.#scheduleScreen(id);
     this._bus.publish({ type: method, ...this.status(s), previous_state: previous });
+  }
+
+  /** Qwen Code fires no Stop for an Esc, only an `idle_prompt` Notification: the turn ended without a reply. */
+  #idleNotification(a: Agent, frame: HookFrame) {
+    if (frame.notification_type !== "idle_prompt" || a.tool !== "qwen" || a.hookState !== "thinking") return;
+    a.inTurn = false;
+    a.activeTool = null;
+    a.message = "Interrupted";
+    this.#hookState(a, "waiting_for_input", INTERRUPTED);
   }
 
   #hookState(a: Agent, state: AgentState, reason: string) {

@@ -231,7 +231,7 @@ async function runOne(
 export default defineVerb({
   name: "hooks",
   usage:
-    "paneflow hooks <setup|status|uninstall> [--agent claude|codex|gemini|opencode] [--dry-run] [--json]",
+    "paneflow hooks <setup|status|uninstall> [--agent claude|codex|gemini|opencode|qwen] [--dry-run] [--json]",
   details: [
     "setup adds a hook (tagged `# paneflow-managed`) for each event paneflow tracks, leaving your own hooks",
     "alone; the previous file is kept as .bak and the write is atomic. uninstall removes only ours.",
