@@ -18,6 +18,7 @@ import { ok, waitScreen } from "../tests/_agents.ts";
 import { startHost, type TestHost, waitUntil } from "../tests/_harness.ts";
 import { startMockChat } from "../tests/_mock_chat.ts";
 import { ensureQwen, isQwenIdle, prepareQwenEnv, qwenCommand } from "../tests/_qwen.ts";
+import { copilotCommand, ensureCopilot, isCopilotIdle, prepareCopilotEnv } from "../tests/_copilot.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -131,9 +132,90 @@ async function qwen(host: TestHost) {
   }
 }
 
+async function copilot(host: TestHost) {
+  const bin = await ensureCopilot();
+  const mock = await startMockChat();
+  const env = await prepareCopilotEnv({ baseUrl: mock.baseUrl });
+  const P = "cp";
+  const D = "copilot";
+  const turns = () => mock.turns().length;
+  const idle = isCopilotIdle;
+  try {
+    await ok(host, [
+      "new",
+      "-c",
+      copilotCommand(bin),
+      "--pane-name",
+      P,
+      "--cwd",
+      env.projectDir,
+      ...env.envArgs,
+    ]);
+    await save(D, "idle_startup", await waitScreen(host, P, "copilot idle", idle, 60_000));
+    await ok(host, ["send", P, "draft text that is not submitted"]);
+    await save(
+      D,
+      "composer_text",
+      await waitScreen(host, P, "draft", (s) => s.includes("❯ draft text"), 5000),
+    );
+    await ok(host, ["key", P, "ctrl-c"]);
+    await waitScreen(host, P, "draft gone", (s) => !s.includes("❯ draft text"), 5000);
+
+    await type(host, P, "ECHO hello from copilot", turns);
+    await save(
+      D,
+      "finished",
+      await waitScreen(host, P, "reply", (s) => /● hello from copilot/.test(s) && idle(s)),
+    );
+
+    await type(host, P, "HOLD", turns);
+    await save(D, "busy", await waitScreen(host, P, "busy", (s) => s.includes("Working")));
+    await ok(host, ["key", P, "ctrl-c"]);
+    await save(
+      D,
+      "interrupted",
+      await waitScreen(host, P, "cancelled", (s) => /cancelled by user/.test(s) && idle(s)),
+    );
+
+    await type(host, P, "RUN echo hi > f.txt", turns);
+    await save(
+      D,
+      "permission_shell",
+      await waitScreen(host, P, "dialog", (s) => /Do you want to run this command\?/.test(s)),
+    );
+    await ok(host, ["key", P, "1"]);
+    await save(
+      D,
+      "permission_approved",
+      await waitScreen(host, P, "approved", (s) => /DONE:/.test(s) && idle(s)),
+    );
+
+    await type(host, P, "FAIL 400", turns);
+    await save(
+      D,
+      "api_error_400",
+      await waitScreen(host, P, "error", (s) => /mock failure 400/.test(s) && idle(s)),
+    );
+
+    await ok(host, ["key", P, "ctrl-c"]);
+    await save(
+      D,
+      "exit_prompt",
+      await waitScreen(host, P, "exit prompt", (s) => /again to exit/.test(s), 5000),
+    );
+    await ok(host, ["key", P, "ctrl-c"]);
+    await save(D, "exited", await waitScreen(host, P, "exit", (s) => /copilot --resume/.test(s), 10_000));
+  } finally {
+    await ok(host, ["close", P]).catch(() => {});
+    await mock.close();
+    await env.cleanup();
+  }
+}
+
 const host = await startHost();
 try {
   if (which.has("qwen")) await qwen(host);
+  if (which.has("copilot")) await copilot(host);
 } finally {
   await host.stop();
 }

@@ -11,6 +11,7 @@ import { CODEX_SCREEN } from "./codex_screen.ts";
 import { GEMINI_SCREEN } from "./gemini_screen.ts";
 import { OPENCODE_SCREEN } from "./opencode_screen.ts";
 import { QWEN_SCREEN } from "./qwen_screen.ts";
+import { COPILOT_SCREEN } from "./copilot_screen.ts";
 import { detectFamily } from "./detect.ts";
 import type { AiFrame } from "./hook.ts";
 import type { ProcessInfo } from "../core/pane/proc.ts";
@@ -22,6 +23,7 @@ export const SCREENS = new Map<string, ScreenRules>([
   ["gemini", GEMINI_SCREEN],
   ["opencode", OPENCODE_SCREEN],
   ["qwen", QWEN_SCREEN],
+  ["copilot", COPILOT_SCREEN],
 ]);
 
 /** Exit codes of an agent that mean "stopped by a signal", not an error. */

@@ -1,13 +1,13 @@
 /**
  * Which agent family a process is, from its argv: `claude`, `codex`,
- * `opencode`, `gemini`, `qwen`, also when run through node/bun/deno or a wrapper
+ * `opencode`, `gemini`, `qwen`, `copilot`, also when run through node/bun/deno or a wrapper
  * script path.
  *
  * @module
  */
 
 /** Agent families paneflow knows. */
-export const FAMILIES = ["claude", "codex", "opencode", "gemini", "qwen"] as const;
+export const FAMILIES = ["claude", "codex", "opencode", "gemini", "qwen", "copilot"] as const;
 /** One of {@link FAMILIES}. */
 export type Family = (typeof FAMILIES)[number];
 
@@ -19,6 +19,8 @@ const PATTERNS: [Family, RegExp][] = [
   ["gemini", /(^|\/)gemini(\.js|\.exe)?$|@google\/gemini-cli\//],
   // `.bin/qwen` runs node, which relaunches `@qwen-code/qwen-code/cli.js` twice.
   ["qwen", /(^|\/)qwen(\.js|\.exe)?$|@qwen-code\/qwen-code\//],
+  // `.bin/copilot` (npm-loader.js under node) spawns the native `@github/copilot-linux-x64/copilot`.
+  ["copilot", /(^|\/)copilot(\.js|\.exe)?$|@github\/copilot(-[a-z0-9-]+)?\//],
 ];
 
 function basename(p: string): string {

@@ -3,7 +3,8 @@
  * hooks review): how each agent's dialog lists its options and which keys
  * answer it. The keys are data beside the screen rules that detect the
  * dialog (`dialog` on a rule in ./claude_screen.ts, ./codex_screen.ts,
- * ./gemini_screen.ts, ./opencode_screen.ts, ./qwen_screen.ts), so a UI change
+ * ./gemini_screen.ts, ./opencode_screen.ts, ./qwen_screen.ts,
+ * ./copilot_screen.ts), so a UI change
  * is one data fix for detection and answering alike. `surface.answer`
  * (../typing/answer.ts) presses
  * the keys.

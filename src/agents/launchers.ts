@@ -13,6 +13,7 @@ export const DEFAULT_LAUNCHERS: Readonly<Record<string, string>> = {
   opencode: "opencode",
   gemini: "gemini",
   qwen: "qwen",
+  copilot: "copilot",
 };
 
 /** The launcher table: defaults, then the config's `agents.<name>.command`. */
