@@ -128,9 +128,17 @@ export async function readJournal(path: string): Promise<ReadOutcome> {
       why = `"${issue.path.join(".")}": ${issue.message}`;
     }
   }
-  const aside = `${path}.bad-${Date.now()}`;
+  const aside = await freeName(`${path}.bad-${Date.now()}`);
   await Deno.rename(path, aside).catch(() => {});
   return { journal: null, problem: `The journal "${path}" was set aside as "${aside}": ${why!}` };
+}
+
+/** `base`, or `base-2`, `base-3`, ... when a file of that name is there already (two set aside in one ms). */
+async function freeName(base: string): Promise<string> {
+  for (let n = 1;; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    if (!(await Deno.lstat(name).then(() => true, () => false))) return name;
+  }
 }
 
 /**

@@ -32,7 +32,7 @@ Deno.test("readJournal: a torn, foreign or invalid journal is set aside and name
       const r = await readJournal(path);
       assert.equal(r.journal, null);
       assert.match(r.problem!, why);
-      assert.match(r.problem!, /was set aside as ".*j\.json\.bad-\d+"/);
+      assert.match(r.problem!, /was set aside as ".*j\.json\.bad-\d+(-\d+)?"/);
       assert.deepEqual(
         await readJournal(path),
         { journal: null, problem: null },
