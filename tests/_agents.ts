@@ -31,7 +31,7 @@ export const STATUS_FIELDS = [
 ] as const;
 
 /** A `ps --json` agent's fields: its status and what it spent (docs/usage.md). */
-export const FLEET_FIELDS = [...STATUS_FIELDS, "cost_usd", "total_tokens"] as const;
+export const FLEET_FIELDS = [...STATUS_FIELDS, "cost_usd", "total_tokens", "caps"] as const;
 
 /** One `paneflow status --json` object. */
 export interface AgentStatus {
