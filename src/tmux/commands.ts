@@ -20,6 +20,7 @@ import {
 } from "./model.ts";
 import { paneLookup } from "./vars.ts";
 import { shimEnv } from "./shim.ts";
+import { sleep } from "../client/timer.ts";
 
 const DOCS = "see docs/tmux.md";
 const PANE_TEMPLATE = "#{session_name}:#{window_index}.#{pane_index}";
@@ -268,7 +269,7 @@ async function waitFor(st: Step) {
       Deno.removeSync(path);
       return;
     } catch {
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 }
