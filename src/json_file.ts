@@ -72,3 +72,23 @@ export async function writeAtomic(path: string, text: string, opts: { backup: bo
     throw e;
   }
 }
+
+/**
+ * Writes `text` to a new file `tmp` (which must not exist) and flushes it to
+ * the disk before returning, so a rename of `tmp` over the real file can
+ * never leave a torn one after a crash; on a failure `tmp` is removed.
+ */
+export async function writeSynced(tmp: string, text: string, mode: number): Promise<void> {
+  const file = await Deno.open(tmp, { write: true, createNew: true, mode });
+  try {
+    const data = new TextEncoder().encode(text);
+    let written = 0;
+    while (written < data.length) written += await file.write(data.subarray(written));
+    await file.sync();
+  } catch (e) {
+    file.close();
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  file.close();
+}

@@ -12,6 +12,7 @@
 import { type Document, LineCounter, parseAllDocuments, stringify } from "yaml";
 import { z } from "zod";
 import { nameProblem } from "../spec/workspace.ts";
+import { writeSynced } from "../json_file.ts";
 
 /** A file larger than this is not read (a human must look at it). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -340,18 +341,7 @@ export async function atomicWrite(
 ): Promise<boolean> {
   const dir = file.slice(0, file.lastIndexOf("/"));
   const tmp = `${dir}/.${base(file)}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  const f = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
-  try {
-    const data = new TextEncoder().encode(text);
-    let off = 0;
-    while (off < data.length) off += await f.write(data.subarray(off));
-    await f.syncData();
-  } catch (e) {
-    f.close();
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
-  f.close();
+  await writeSynced(tmp, text, 0o644);
   if (unless && await unless()) {
     await Deno.remove(tmp).catch(() => {});
     return false;

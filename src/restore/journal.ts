@@ -9,6 +9,7 @@
  */
 import { Journal, JOURNAL_VERSION } from "../spec/restore.ts";
 import type { Env } from "../paths.ts";
+import { writeSynced } from "../json_file.ts";
 
 /** `$XDG_STATE_HOME/paneflow`, else `~/.local/state/paneflow`. */
 export function stateDir(env: Env = Deno.env): string {
@@ -60,18 +61,7 @@ export async function writeDurable(path: string, text: string): Promise<void> {
   const dir = path.slice(0, path.lastIndexOf("/"));
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
-  try {
-    const data = new TextEncoder().encode(text);
-    let written = 0;
-    while (written < data.length) written += await file.write(data.subarray(written));
-    await file.sync();
-  } catch (e) {
-    file.close();
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
-  file.close();
+  await writeSynced(tmp, text, 0o600);
   try {
     await Deno.rename(tmp, path);
   } catch (e) {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { FUNCTION_KEYS } from "../spec/keys.ts";
 
 const NAMED: Record<string, string> = {
   enter: "\r",
@@ -29,18 +30,7 @@ const NAMED: Record<string, string> = {
   delete: "\x1b[3~",
   ic: "\x1b[2~",
   insert: "\x1b[2~",
-  f1: "\x1bOP",
-  f2: "\x1bOQ",
-  f3: "\x1bOR",
-  f4: "\x1bOS",
-  f5: "\x1b[15~",
-  f6: "\x1b[17~",
-  f7: "\x1b[18~",
-  f8: "\x1b[19~",
-  f9: "\x1b[20~",
-  f10: "\x1b[21~",
-  f11: "\x1b[23~",
-  f12: "\x1b[24~",
+  ...FUNCTION_KEYS,
 };
 
 function ctrl(c: string): string | null {

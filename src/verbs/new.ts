@@ -1,4 +1,5 @@
 import { connectOrStart } from "../client/autostart.ts";
+import { PANE_OPTIONS } from "./_pane_options.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 import { absoluteDir, withTmuxEnv } from "./_env.ts";
 
@@ -22,31 +23,11 @@ export default defineVerb({
       description: "Name of the first pane (a stable selector)",
     },
     layout: { type: "string", value: "<l>", description: "even_h (default), even_v, main_vertical or tiled" },
-    caps: {
-      type: "string",
-      multiple: true,
-      value: "<cap>=<scope>",
-      description:
-        "What the pane's programs may do: write=worker-*,reviewer read=workspace (see paneflow caps)",
-    },
-    restart: {
-      type: "boolean",
-      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
-    },
-    env: {
-      type: "string",
-      multiple: true,
-      value: "<KEY=VALUE>",
-      description: "Set an environment variable in the pane",
-    },
+    ...PANE_OPTIONS,
     engine: {
       type: "string",
       value: "<e>",
       description: "What parses the pane's output: xterm or ghostty (default: the config's terminal.engine)",
-    },
-    "tmux-compat": {
-      type: "boolean",
-      description: "Give the pane TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md)",
     },
     "no-autostart": { type: "boolean", description: "Fail instead of starting a host" },
   },

@@ -1,6 +1,7 @@
 import { withClient } from "../client/client.ts";
 import { resolveOne } from "../client/selectors.ts";
 import { UsageError } from "../errors.ts";
+import { PANE_OPTIONS } from "./_pane_options.ts";
 import { defineVerb, printJson } from "./_verb.ts";
 import { absoluteDir, withTmuxEnv } from "./_env.ts";
 
@@ -20,27 +21,7 @@ export default defineVerb({
     },
     name: { type: "string", value: "<name>", description: "Name of the new pane" },
     cwd: { type: "string", value: "<dir>", description: "Working directory (default: the current one)" },
-    caps: {
-      type: "string",
-      multiple: true,
-      value: "<cap>=<scope>",
-      description:
-        "What the pane's programs may do: write=worker-*,reviewer read=workspace (see paneflow caps)",
-    },
-    restart: {
-      type: "boolean",
-      description: "After a restore, run the command again instead of a shell with a note (docs/restore.md)",
-    },
-    env: {
-      type: "string",
-      multiple: true,
-      value: "<KEY=VALUE>",
-      description: "Set an environment variable in the pane",
-    },
-    "tmux-compat": {
-      type: "boolean",
-      description: "Give the pane TMUX, TMUX_PANE and the tmux shim first on PATH (docs/tmux.md)",
-    },
+    ...PANE_OPTIONS,
     worktree: {
       type: "string",
       value: "<branch>",
