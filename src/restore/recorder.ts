@@ -11,8 +11,8 @@
  *
  * @module
  */
-import type { Layout, LayoutPreset } from "../core/layout.ts";
-import { foreground } from "../core/pane/proc.ts";
+import { type Layout, layoutLeaves, type LayoutPreset } from "../core/layout.ts";
+import { foreground, readArgv, readCwd } from "../core/pane/proc.ts";
 import type { Journal, JournalPane } from "../spec/restore.ts";
 import { JOURNAL_VERSION } from "../spec/restore.ts";
 import { type JournalPaths, writeDurable } from "./journal.ts";
@@ -66,27 +66,6 @@ const OUTPUT_DEBOUNCE_MS = 1000;
 const TICK_MS = 5000;
 /** A pane's history file at most this often (and at a clean stop). */
 export const HISTORY_EVERY_MS = 2000;
-
-const leaves = (l: Layout | null): number[] =>
-  !l ? [] : "surface_id" in l ? [l.surface_id] : l.children.flatMap(leaves);
-
-function readArgv(pid: number): string[] | null {
-  try {
-    const argv = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
-    if (argv.at(-1) === "") argv.pop();
-    return argv.length ? argv : null;
-  } catch {
-    return null;
-  }
-}
-
-function readCwd(pid: number): string | null {
-  try {
-    return Deno.readLinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return null;
-  }
-}
 
 /** What the recorder last knew of a pane, kept while its processes can no longer be read. */
 interface Known {
@@ -194,7 +173,7 @@ export class Recorder {
     const workspaces = [];
     for (const [index, ws] of host.workspaces().entries()) {
       const panes: JournalPane[] = [];
-      for (const id of leaves(ws.layout)) {
+      for (const id of layoutLeaves(ws.layout)) {
         const s = host.surface(id);
         if (!s) continue;
         live.add(id);

@@ -21,7 +21,8 @@ export function parseTpgid(stat: string): number | null {
   return Number.isInteger(tpgid) && tpgid > 0 ? tpgid : null;
 }
 
-function readArgv(pid: number): string[] | null {
+/** A process's argv from /proc, or null when it is gone. */
+export function readArgv(pid: number): string[] | null {
   try {
     const raw = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
     const argv = raw.split("\0");
@@ -32,7 +33,8 @@ function readArgv(pid: number): string[] | null {
   }
 }
 
-function readCwd(pid: number): string | null {
+/** A process's working directory from /proc, or null when it is gone. */
+export function readCwd(pid: number): string | null {
   try {
     return Deno.readLinkSync(`/proc/${pid}/cwd`);
   } catch {
