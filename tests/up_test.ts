@@ -199,7 +199,7 @@ command = "exec sleep 600"
       {
         path: ["panes", 1, "agent"],
         message:
-          `unknown agent "nobody"; known launchers: claude, codex, opencode, gemini (add others as agents.<name>.command in the config)`,
+          `unknown agent "nobody"; known launchers: claude, codex, opencode, gemini, qwen, copilot (add others as agents.<name>.command in the config)`,
       },
     ]);
     assert.equal((await host.call("workspace.list")).workspaces.length, 0);
