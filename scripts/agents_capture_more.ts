@@ -14,8 +14,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { saver, type } from "./_capture.ts";
 import { ok, waitScreen } from "../tests/_agents.ts";
-import { startHost, type TestHost, waitUntil } from "../tests/_harness.ts";
+import { startHost, type TestHost } from "../tests/_harness.ts";
 import { startMockChat } from "../tests/_mock_chat.ts";
 import { ensureQwen, isQwenIdle, prepareQwenEnv, qwenCommand } from "../tests/_qwen.ts";
 import { copilotCommand, ensureCopilot, isCopilotIdle, prepareCopilotEnv } from "../tests/_copilot.ts";
@@ -28,22 +29,7 @@ const { values, positionals } = parseArgs({
 const which = new Set(positionals.length ? positionals : ["qwen", "copilot"]);
 const FIXTURES = values.out ?? new URL("../tests/fixtures", import.meta.url).pathname;
 
-async function save(dir: string, name: string, text: string): Promise<void> {
-  await Deno.mkdir(`${FIXTURES}/${dir}`, { recursive: true });
-  await Deno.writeTextFile(`${FIXTURES}/${dir}/${name}.txt`, text);
-  console.log(`wrote ${dir}/${name}.txt`);
-}
-
-/** Types a prompt and presses Enter (no submit transaction: these screens are what it learns from). */
-async function type(host: TestHost, pane: string, text: string, turns: () => number): Promise<void> {
-  const before = turns();
-  await ok(host, ["send", pane, text]);
-  await waitScreen(host, pane, `"${text}" in the input`, (s) => s.includes(text.slice(0, 30)), 5000);
-  await new Promise((r) => setTimeout(r, 200));
-  const { surface_id } = await host.json<{ surface_id: number }>(["status", pane, "--json"]);
-  await host.call("surface.send_text", { surface_id, text: "\r" });
-  await waitUntil(`"${text}" to reach the mock`, () => turns() > before, { timeoutMs: 10_000 });
-}
+const save = saver(FIXTURES);
 
 async function qwen(host: TestHost) {
   const bin = await ensureQwen();
